@@ -1,0 +1,34 @@
+// Package columnar defines the one batch contract of Millrace and the helpers
+// every other package shares: schema lookups and the order-preserving key
+// encoding used for state keys.
+//
+// # Batch
+//
+// A Batch is an Arrow record batch plus an optional selection vector. The
+// selection vector lists the live rows of the record as strictly increasing
+// int32 row indices; a nil selection means every row is live. Filters never
+// copy columns: they rewrite the selection. Operators that need dense columns
+// materialise them with kernels.Compact (a gather of the selected rows).
+//
+// # Ownership
+//
+// Arrow arrays are reference counted. Whoever holds a Batch owns one reference
+// to its record and must call Release exactly once. A function that keeps a
+// batch beyond its call (an operator buffering rows, a sink that writes later)
+// calls Retain first. Functions that return a new Batch hand the caller its
+// reference. Tests use memory.CheckedAllocator and assert that nothing leaks.
+//
+// # Time
+//
+// Event times are Arrow timestamps in microseconds (Spark's resolution), UTC.
+// Helpers here convert other timestamp units at ingestion.
+//
+// # Key encoding
+//
+// EncodeKeys turns the values of one or more key columns into byte strings
+// whose bytewise order equals the order of the tuples (nulls first), so that a
+// sorted store such as Pebble can range-scan keys (for example every window
+// whose start is below the watermark).
+//
+// Read next: package kernels, the loops over these batches.
+package columnar

@@ -1,0 +1,63 @@
+package columnar
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// Timestamp is the Arrow type of every event-time column: microseconds, UTC.
+var Timestamp = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+
+// FieldIndex returns the index of the field called name, or an error that
+// lists the fields the schema has.
+func FieldIndex(s *arrow.Schema, name string) (int, error) {
+	idx := s.FieldIndices(name)
+	switch len(idx) {
+	case 1:
+		return idx[0], nil
+	case 0:
+		return -1, fmt.Errorf("column %q not found; the input has %s", name, FieldNames(s))
+	default:
+		return -1, fmt.Errorf("column %q is ambiguous: %d fields have that name", name, len(idx))
+	}
+}
+
+// FieldNames renders the schema's field names as "[a, b, c]".
+func FieldNames(s *arrow.Schema) string {
+	names := make([]string, s.NumFields())
+	for i, f := range s.Fields() {
+		names[i] = f.Name
+	}
+	return "[" + strings.Join(names, ", ") + "]"
+}
+
+// IsTimestamp reports whether t is an Arrow timestamp of any unit.
+func IsTimestamp(t arrow.DataType) bool { return t.ID() == arrow.TIMESTAMP }
+
+// MicrosPerUnit returns how many microseconds one tick of unit is worth, as a
+// multiplier (>= 1) or, for nanoseconds, the divisor 1000 returned as -1000.
+func MicrosPerUnit(unit arrow.TimeUnit) int64 {
+	switch unit {
+	case arrow.Second:
+		return 1_000_000
+	case arrow.Millisecond:
+		return 1_000
+	case arrow.Microsecond:
+		return 1
+	default:
+		return -1_000
+	}
+}
+
+// TypeName renders an Arrow type the way error messages show it.
+func TypeName(t arrow.DataType) string {
+	if t == nil {
+		return "null"
+	}
+	if ts, ok := t.(*arrow.TimestampType); ok {
+		return "timestamp[" + ts.Unit.String() + "]"
+	}
+	return t.String()
+}

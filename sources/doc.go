@@ -1,0 +1,24 @@
+// Package sources defines the contract between the micro-batch driver and
+// every source of records. Concrete sources live in subpackages (rate,
+// memory, file, and later kafka, kinesis, socket) and depend only on this
+// package and columnar; the driver (package exec) depends only on this
+// package, never on a subpackage.
+//
+// # Offsets
+//
+// An Offset is an opaque JSON document chosen by the source (a row count, a
+// list of files, a map of partition to position). The driver writes offsets to
+// the checkpoint's offsets log before a batch reads any data, so the same
+// (start, end] range can be read again after a crash and must then yield the
+// same rows. A batch is the range (start, end]: start is the end of the
+// previous batch, or the initial offset.
+//
+// # Reading
+//
+// PlanPartitions splits a range into InputPartitions that the driver reads in
+// parallel on its worker pool. A partition emits Arrow record batches in a
+// deterministic order; the driver never relies on the order between
+// partitions.
+//
+// Read next: package sinks, the other end of a query.
+package sources

@@ -1,0 +1,89 @@
+package sources
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Offset is a source's position, serialised as a JSON document.
+type Offset string
+
+// ReadLimit bounds how much a single trigger may read. Zero fields mean no
+// bound. Sources interpret the limits that make sense for them and ignore the
+// rest (a file source counts files, a Kafka source counts records).
+type ReadLimit struct {
+	// MaxRows caps the records of one trigger (Spark's maxOffsetsPerTrigger,
+	// or rowsPerSecond-derived for the rate source).
+	MaxRows int64
+	// MaxFiles caps the files of one trigger (maxFilesPerTrigger).
+	MaxFiles int
+	// MinRows, with MaxTriggerDelay, holds a trigger back until this many
+	// records are available or the delay since the last batch has passed.
+	MinRows         int64
+	MaxTriggerDelay time.Duration
+}
+
+// Source is a replayable stream of records. All methods are called from one
+// goroutine, except InputPartition.Read, which the driver runs in parallel.
+type Source interface {
+	// Name is a short description used in progress events ("RateSource[rowsPerSecond=10]").
+	Name() string
+	// Schema returns the Arrow schema of every batch the source emits.
+	Schema() *arrow.Schema
+	// InitialOffset returns the offset before the first record to read.
+	InitialOffset(ctx context.Context) (Offset, error)
+	// LatestOffset returns the end of the next batch starting after start,
+	// bounded by limit. Returning start means no new data.
+	LatestOffset(ctx context.Context, start Offset, limit ReadLimit) (Offset, error)
+	// PlanPartitions splits the range (start, end] into independently readable
+	// partitions. It must be a pure function of (start, end).
+	PlanPartitions(start, end Offset) ([]InputPartition, error)
+	// Commit tells the source that everything up to end is durably processed
+	// and will never be asked for again.
+	Commit(end Offset) error
+	// Close releases the source's resources.
+	Close() error
+}
+
+// InputPartition is one independently readable piece of a batch.
+type InputPartition interface {
+	// Read emits the partition's records in order. emit takes over the
+	// reference to each record. Read stops at the first error emit returns.
+	Read(ctx context.Context, mem memory.Allocator, emit func(arrow.RecordBatch) error) error
+}
+
+// AvailableNow is implemented by sources that support the AvailableNow
+// trigger: PrepareAvailableNow fixes the current end of the data, and later
+// LatestOffset calls never go past it.
+type AvailableNow interface {
+	PrepareAvailableNow(ctx context.Context) error
+}
+
+// Describer is implemented by sources that report extra metrics in the
+// sources[] entries of progress events (Kafka lag, files pending…).
+type Describer interface {
+	Metrics() map[string]string
+}
+
+// ErrBadRecord marks errors caused by malformed input records. Such errors
+// name the file/partition and line/offset of the record.
+var ErrBadRecord = errors.New("malformed record")
+
+// BadRecord describes one malformed record routed to a dead-letter sink.
+type BadRecord struct {
+	Source   string // file name or topic/partition
+	Position int64  // 1-based line number or record offset
+	Raw      []byte // the record as read
+	Err      error  // why it could not be parsed
+}
+
+// DeadLetters receives malformed records when a source is configured to
+// route them instead of failing. Implementations must be safe for concurrent
+// use by the partitions of one batch.
+type DeadLetters interface {
+	Add(r BadRecord)
+}
