@@ -1,0 +1,71 @@
+// Package kernels holds the pure, type-specialised loops that every operator
+// of Millrace runs over Arrow arrays: comparisons that produce selection
+// vectors, boolean set operations on selections, arithmetic, casts, hashing of
+// key columns, event-time window assignment, gathers (Take, Compact) and
+// aggregate updates by dense group id.
+//
+// A kernel knows nothing about operators, state or I/O: it takes arrays,
+// selection vectors and caller-owned output buffers, and returns results.
+//
+// # Terms
+//
+// Selection vector: a []int32 of strictly increasing row indices of an array
+// (or record); nil means every row is live. This is the same contract as
+// columnar.Batch.Sel.
+//
+// Live row: a row named by the selection vector (every row when it is nil).
+// Kernels that produce one value per live row (HashColumns, TumblingWindow)
+// write out[i] for row sel[i], or for row i when sel is nil.
+//
+// Output buffers: functions that take an `out` slice write to out[:0] and
+// return the result slice. They reuse out's backing array when it is large
+// enough and allocate only when it must grow, so a caller that keeps the
+// returned slice for the next batch allocates nothing in steady state. For the
+// selection-producing kernels (CompareScalar, CompareColumns, SelectNull,
+// SelectNotNull, SelectTrue, SelectFalse) out may be the same slice as sel:
+// refinement in place is safe because the write index never passes the read
+// index. A returned selection is never nil, even when empty, because nil
+// means "every row". Union and Difference need an out that does not alias their inputs.
+//
+// # Nulls
+//
+// Comparisons follow SQL three-valued logic: a null row is never selected, so
+// NOT p over a domain D is Difference(D, p) only when p's column has no nulls;
+// in general use the negated operator (CmpOp.Negate), which also leaves nulls
+// unselected. Arithmetic yields null where any input is null, and where a
+// division or modulo has a zero divisor (Spark's non-ANSI behaviour). Floats
+// compare the way Spark compares them: NaN equals NaN and is greater than every
+// other value, and -0 equals 0; that makes the six operators a total order so
+// Negate and Flip are exact.
+//
+// # Shape of a kernel
+//
+// Each kernel checks once per call whether the input has nulls and whether a
+// selection is present, then runs a tight typed loop with neither branch
+// inside. Comparison loops are branch-free: they write the row index
+// unconditionally and advance the output cursor by the comparison result.
+// Null rows are removed afterwards by one pass over the (usually shorter)
+// result, which is cheaper than checking validity inside every loop. Values
+// under a null slot are defined memory in Arrow, so computing on them is safe
+// and the result is simply discarded. The per-operator loops of compare are
+// generated (cmp_gen.go, from gen_cmp.go with `go generate`) because Go
+// generics cannot specialise on the operator.
+//
+// Arrays may be slices of larger arrays (non-zero offset). Value accessors
+// such as Int64Values are already offset-adjusted; validity bitmaps are read
+// at bit Data().Offset()+i.
+//
+// # Memory
+//
+// Kernels that build arrays (Arith, Cast, Negate, Take, Compact) allocate
+// from the memory.Allocator they are given and return arrays the caller must
+// Release. Nothing else allocates Arrow memory.
+//
+// # Determinism
+//
+// Hashes are fixed functions of the values (no per-process seed), so a key
+// hashes to the same value in every run and every process; shuffle
+// partitioning and state recovery depend on it.
+//
+// Read next: package agg, which drives HashColumns and the aggregate updates.
+package kernels
