@@ -1,0 +1,63 @@
+// Package agg owns vectorized hash aggregation: a hash table that maps key
+// tuples to dense group ids a whole batch at a time, and Table, the state of
+// a hash aggregate (one accumulator per aggregate, indexed by group id) with
+// the operations streaming needs: dirty-group tracking for update mode,
+// removal of groups closed by the watermark, and memory accounting.
+//
+// # Terms
+//
+//   - live row: row sel[i] of a batch, or row i when the selection is nil
+//     (see package columnar). Every per-row output (groups[i]) is indexed by
+//     live row, not by record row.
+//   - group id: a dense uint32 in 0..Len()-1. Ids are assigned in order of
+//     first appearance of the key, so the same sequence of batches gives the
+//     same ids in every process (hashes are unseeded). NoGroup marks a
+//     missing key.
+//   - key: a tuple of values of the key columns (int32, int64, timestamp,
+//     float64, bool, string, binary). Null is a key value of its own
+//     (null == null); -0 == +0 and all NaNs are one key, as in Spark.
+//
+// # Hash table layout
+//
+// Keys are stored columnar, per group: fixed-width columns widened to int64
+// (floats normalised), strings and binary in a byte arena with offsets, a
+// null flag per group. Lookup is open addressing with linear probing over a
+// power-of-two slot array (load <= 3/4); the slot of a hash is its high bits.
+// There are three probe paths, chosen once per table:
+//
+//   - one int32/int64/timestamp key: a slot holds the key inline beside the
+//     group id, so a hit is a multiply, one load and one compare;
+//   - one string/binary key: a slot holds a 32-bit hash tag beside the group
+//     id; bytes are compared on a tag match only;
+//   - anything else: the batch's key columns are gathered to typed scratch
+//     vectors, all rows hashed, then probed in rounds with candidates compared
+//     column by column in typed loops (CockroachDB's colexechash); the
+//     groups created by a batch are then renumbered to first-appearance order.
+//
+// The null key of a single-key table lives outside the slot array.
+//
+// # Aggregates
+//
+// Each aggregate is an accumulator holding plain typed slices indexed by
+// group id (DataFusion's GroupsAccumulator): after the table maps a batch to
+// group ids, each accumulator runs one scatter loop over the batch, chosen
+// once per batch by type, nulls and selection. count distinct keeps a second
+// hash table of (group id, value) pairs. Results: count, count(*) and count
+// distinct are int64; sum of integers is int64, of floats float64; min/max
+// have the input type; avg is float64. Sum, min, max and avg of a group with
+// no non-null input are null.
+//
+// # Invariants
+//
+//   - Group ids are dense; Remove compacts and renumbers the survivors in
+//     their relative order, so ids held across a Remove are invalid.
+//   - Every accumulator slice has exactly Len() entries after Update.
+//   - No allocation, interface call or closure per row in Update; Emit and
+//     Remove may allocate (they run per trigger, not per batch row).
+//
+// The accumulators are plain slices so that a later state store can export
+// and import them per group (see ExportGroup) keyed by the encoded key.
+//
+// Read next: package exec, which drives a Table per stateful operator and
+// partition.
+package agg

@@ -1,0 +1,286 @@
+package agg
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/millrace/millrace/columnar"
+)
+
+// NoGroup is the group id Find reports for a key that is not in the table.
+const NoGroup = math.MaxUint32
+
+// minSlots is the initial size of the slot array (a power of two).
+const minSlots = 256
+
+type tableMode uint8
+
+const (
+	modeInt     tableMode = iota // one int32/int64/timestamp key: slots hold the key inline
+	modeBytes                    // one string/binary key: slots hold hash tag + group
+	modeGeneric                  // anything else: probed in rounds, compared column by column
+)
+
+// intSlot is one slot of the single integer key table. g is the group id
+// plus one; 0 marks an empty slot.
+type intSlot struct {
+	key int64
+	g   uint32
+}
+
+// HashTable maps key tuples to dense group ids 0..Len()-1, assigned in
+// insertion order. See the package documentation for the layout.
+type HashTable struct {
+	types []arrow.DataType
+	cols  []keyCol
+	mode  tableMode
+	n     int // number of groups
+
+	// Open addressing with linear probing over a power-of-two slot array;
+	// the slot of hash h is h>>shift.
+	shift uint
+	mask  uint64
+	limit int // grow when n reaches limit (3/4 load)
+
+	islots []intSlot // modeInt
+	slots  []uint64  // modeBytes, modeGeneric: tag<<32 | group+1, 0 = empty
+	hashes []uint64  // modeBytes, modeGeneric: full hash per group, for rehash
+
+	// nullGroup is the group of the null key in the single-key modes, which
+	// keep the null key out of the slot array; NoGroup when absent.
+	nullGroup uint32
+
+	sc generic // scratch of the generic path
+}
+
+// NewHashTable returns an empty table for keys of the given column types
+// (int32, int64, timestamp, float64, bool, string, binary; at least one).
+func NewHashTable(keyTypes []arrow.DataType) (*HashTable, error) {
+	if len(keyTypes) == 0 {
+		return nil, fmt.Errorf("agg: hash table needs at least one key column")
+	}
+	h := &HashTable{types: keyTypes, nullGroup: NoGroup, mode: modeGeneric}
+	for i, t := range keyTypes {
+		c, err := newKeyCol(t)
+		if err != nil {
+			return nil, fmt.Errorf("agg: key column %d: %w", i, err)
+		}
+		h.cols = append(h.cols, c)
+	}
+	if len(keyTypes) == 1 {
+		switch keyTypes[0].ID() {
+		case arrow.INT32, arrow.INT64, arrow.TIMESTAMP:
+			h.mode = modeInt
+		case arrow.STRING, arrow.BINARY:
+			h.mode = modeBytes
+		}
+	}
+	h.alloc(minSlots)
+	return h, nil
+}
+
+// alloc replaces the slot array by an empty one of n slots (a power of two).
+func (h *HashTable) alloc(n int) {
+	h.shift = uint(64 - bits.TrailingZeros(uint(n)))
+	h.mask = uint64(n - 1)
+	h.limit = n/2 + n/4
+	if h.mode == modeInt {
+		h.islots = make([]intSlot, n)
+	} else {
+		h.slots = make([]uint64, n)
+	}
+}
+
+// slotsFor returns the slot count that holds n groups below the load limit.
+func slotsFor(n int) int {
+	s := minSlots
+	for s/2+s/4 <= n {
+		s *= 2
+	}
+	return s
+}
+
+// rebuild re-inserts every group into a fresh slot array of n slots.
+func (h *HashTable) rebuild(n int) {
+	h.alloc(n)
+	switch h.mode {
+	case modeInt:
+		c := &h.cols[0]
+		for g := 0; g < h.n; g++ {
+			if c.nulls[g] {
+				continue
+			}
+			k := c.vals[g]
+			p := hashInt64(k) >> h.shift
+			for h.islots[p].g != 0 {
+				p = (p + 1) & h.mask
+			}
+			h.islots[p] = intSlot{key: k, g: uint32(g) + 1}
+		}
+	default:
+		single := h.mode == modeBytes
+		for g := 0; g < h.n; g++ {
+			if single && h.cols[0].nulls[g] {
+				continue
+			}
+			hv := h.hashes[g]
+			p := hv >> h.shift
+			for h.slots[p] != 0 {
+				p = (p + 1) & h.mask
+			}
+			h.slots[p] = hv<<32 | uint64(g+1)
+		}
+	}
+}
+
+// grow doubles the slot array.
+func (h *HashTable) grow() { h.rebuild(int(h.mask+1) * 2) }
+
+// Len returns the number of groups.
+func (h *HashTable) Len() int { return h.n }
+
+// Reset removes every group, keeping allocated memory.
+func (h *HashTable) Reset() {
+	for i := range h.cols {
+		h.cols[i].reset()
+	}
+	h.n = 0
+	h.hashes = h.hashes[:0]
+	h.nullGroup = NoGroup
+	clear(h.islots)
+	clear(h.slots)
+}
+
+// Compact keeps the groups g with keep[g] set (len(keep) == Len()), in their
+// order, renumbering them densely, and rebuilds the slot array.
+func (h *HashTable) Compact(keep []bool) {
+	for i := range h.cols {
+		h.cols[i].compact(keep)
+	}
+	j := 0
+	if h.hashes != nil {
+		for g, k := range keep {
+			if k {
+				h.hashes[j] = h.hashes[g]
+				j++
+			}
+		}
+		h.hashes = h.hashes[:j]
+	}
+	h.n = len(h.cols[0].nulls)
+	h.nullGroup = NoGroup
+	if h.mode != modeGeneric {
+		for g, null := range h.cols[0].nulls {
+			if null {
+				h.nullGroup = uint32(g)
+				break
+			}
+		}
+	}
+	h.rebuild(slotsFor(h.n))
+}
+
+// KeyColumns returns the key values of groups, in that order, one array per
+// key column. The caller releases the arrays.
+func (h *HashTable) KeyColumns(mem memory.Allocator, groups []uint32) []arrow.Array {
+	out := make([]arrow.Array, len(h.cols))
+	for i := range h.cols {
+		out[i] = h.cols[i].build(mem, groups)
+	}
+	return out
+}
+
+// KeyInt64 returns the stored value of an int32/int64/timestamp key column
+// for group (0 for a null key).
+func (h *HashTable) KeyInt64(col int, group uint32) int64 { return h.cols[col].vals[group] }
+
+// KeyIsNull reports whether key column col of group is null.
+func (h *HashTable) KeyIsNull(col int, group uint32) bool { return h.cols[col].nulls[group] }
+
+// MemoryUsage returns the approximate bytes held by the table.
+func (h *HashTable) MemoryUsage() int64 {
+	m := int64(cap(h.islots))*16 + int64(cap(h.slots))*8 + int64(cap(h.hashes))*8
+	for i := range h.cols {
+		m += h.cols[i].memory()
+	}
+	return m + h.sc.memory()
+}
+
+func (h *HashTable) check(keys []arrow.Array, sel []int32) (int, error) {
+	if len(keys) != len(h.cols) {
+		return 0, fmt.Errorf("agg: hash table has %d key columns, got %d", len(h.cols), len(keys))
+	}
+	for i, k := range keys {
+		if !arrow.TypeEqual(k.DataType(), h.types[i]) {
+			return 0, fmt.Errorf("agg: key column %d is %s, table expects %s", i,
+				columnar.TypeName(k.DataType()), columnar.TypeName(h.types[i]))
+		}
+	}
+	if sel != nil {
+		return len(sel), nil
+	}
+	return keys[0].Len(), nil
+}
+
+// FindOrInsert appends to groups[:0] the group id of each live row of keys
+// (row sel[i], or row i when sel is nil), inserting new keys as new groups.
+// Keys that do not match the table's types yield NoGroup for every row; use
+// Lookup for an error instead.
+func (h *HashTable) FindOrInsert(keys []arrow.Array, sel []int32, groups []uint32) []uint32 {
+	groups, _ = h.Lookup(keys, sel, groups, true)
+	return groups
+}
+
+// Find is FindOrInsert without insertion: absent keys yield NoGroup.
+func (h *HashTable) Find(keys []arrow.Array, sel []int32, groups []uint32) []uint32 {
+	groups, _ = h.Lookup(keys, sel, groups, false)
+	return groups
+}
+
+// Lookup is FindOrInsert (insert true) or Find (insert false) reporting key
+// columns that do not match the table's types as an error.
+func (h *HashTable) Lookup(keys []arrow.Array, sel []int32, groups []uint32, insert bool) ([]uint32, error) {
+	n, err := h.check(keys, sel)
+	groups = growU32(groups, n)
+	if err != nil {
+		for i := range groups {
+			groups[i] = NoGroup
+		}
+		return groups, err
+	}
+	if n == 0 {
+		return groups, nil
+	}
+	switch h.mode {
+	case modeInt:
+		h.lookupInt(keys[0], sel, groups, insert)
+	case modeBytes:
+		h.lookupBytes(keys[0], sel, groups, insert)
+	default:
+		err = h.lookupGeneric(keys, sel, groups, insert)
+	}
+	return groups, err
+}
+
+// nullKeyGroup returns the group of the null key in a single-key mode.
+func (h *HashTable) nullKeyGroup(insert bool) uint32 {
+	if h.nullGroup != NoGroup || !insert {
+		return h.nullGroup
+	}
+	g := uint32(h.n)
+	h.n++
+	c := &h.cols[0]
+	if c.bytes {
+		c.offs = append(c.offs, len(c.arena))
+		h.hashes = append(h.hashes, 0)
+	} else {
+		c.vals = append(c.vals, 0)
+	}
+	c.nulls = append(c.nulls, true)
+	h.nullGroup = g
+	return g
+}

@@ -1,0 +1,117 @@
+package agg
+
+import (
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+)
+
+// Scatter loops: each updates per-group state at groups[i] from the value of
+// live row i (row sel[i], or row i when sel is nil). The caller checks nulls
+// once per batch: the plain loops assume no nulls, the *Valid loops skip rows
+// whose bit in the validity bitmap bm (at offset off) is clear and set
+// seen[g] for the rows they take.
+
+type number interface {
+	~int32 | ~int64 | ~float64
+}
+
+func countRows(counts []int64, groups []uint32) {
+	for _, g := range groups {
+		counts[g]++
+	}
+}
+
+func countValid(counts []int64, groups []uint32, sel []int32, bm []byte, off int) {
+	for i, g := range groups {
+		r := i
+		if sel != nil {
+			r = int(sel[i])
+		}
+		if bitutil.BitIsSet(bm, off+r) {
+			counts[g]++
+		}
+	}
+}
+
+func sumLoop[T number, A int64 | float64](sums []A, groups []uint32, vals []T, sel []int32) {
+	if sel == nil {
+		vals = vals[:len(groups)]
+		for i, g := range groups {
+			sums[g] += A(vals[i])
+		}
+		return
+	}
+	sel = sel[:len(groups)]
+	for i, g := range groups {
+		sums[g] += A(vals[sel[i]])
+	}
+}
+
+func sumValid[T number, A int64 | float64](sums []A, seen []bool, groups []uint32, vals []T, sel []int32, bm []byte, off int) {
+	for i, g := range groups {
+		r := i
+		if sel != nil {
+			r = int(sel[i])
+		}
+		if bitutil.BitIsSet(bm, off+r) {
+			sums[g] += A(vals[r])
+			seen[g] = true
+		}
+	}
+}
+
+// countSumValid is sumValid that also counts the values taken (for avg).
+func countSumValid[T number](sums []float64, counts []int64, groups []uint32, vals []T, sel []int32, bm []byte, off int) {
+	for i, g := range groups {
+		r := i
+		if sel != nil {
+			r = int(sel[i])
+		}
+		if bitutil.BitIsSet(bm, off+r) {
+			sums[g] += float64(vals[r])
+			counts[g]++
+		}
+	}
+}
+
+// minLoop and maxLoop expect state initialised to the identity of the
+// operation (see minMaxAcc.resize), so no seen check is needed per row.
+func minLoop[T number, A int64 | float64](state []A, groups []uint32, vals []T, sel []int32) {
+	for i, g := range groups {
+		r := i
+		if sel != nil {
+			r = int(sel[i])
+		}
+		if v := A(vals[r]); v < state[g] {
+			state[g] = v
+		}
+	}
+}
+
+func maxLoop[T number, A int64 | float64](state []A, groups []uint32, vals []T, sel []int32) {
+	for i, g := range groups {
+		r := i
+		if sel != nil {
+			r = int(sel[i])
+		}
+		if v := A(vals[r]); v > state[g] {
+			state[g] = v
+		}
+	}
+}
+
+func minMaxValid[T number, A int64 | float64](state []A, seen []bool, isMax bool, groups []uint32, vals []T, sel []int32, bm []byte, off int) {
+	for i, g := range groups {
+		r := i
+		if sel != nil {
+			r = int(sel[i])
+		}
+		if !bitutil.BitIsSet(bm, off+r) {
+			continue
+		}
+		v := A(vals[r])
+		if (isMax && v > state[g]) || (!isMax && v < state[g]) {
+			state[g] = v
+		}
+		seen[g] = true
+	}
+}
