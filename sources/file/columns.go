@@ -1,0 +1,280 @@
+package file
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace/columnar"
+)
+
+// kind is the column type dimension of the JSON and CSV readers, fixed per
+// column when a reader starts so that per-value code switches on a small
+// integer instead of an interface.
+type kind uint8
+
+const (
+	kindUnsupported kind = iota
+	kindBool
+	kindInt32
+	kindInt64
+	kindFloat32
+	kindFloat64
+	kindString
+	kindDate32
+	kindTimestamp
+)
+
+func kindOf(t arrow.DataType) kind {
+	switch t.ID() {
+	case arrow.BOOL:
+		return kindBool
+	case arrow.INT32:
+		return kindInt32
+	case arrow.INT64:
+		return kindInt64
+	case arrow.FLOAT32:
+		return kindFloat32
+	case arrow.FLOAT64:
+		return kindFloat64
+	case arrow.STRING:
+		return kindString
+	case arrow.DATE32:
+		return kindDate32
+	case arrow.TIMESTAMP:
+		return kindTimestamp
+	}
+	return kindUnsupported
+}
+
+// slot stages one value of the row being parsed, so that a malformed row
+// leaves the builders untouched.
+type slot struct {
+	valid bool
+	i     int64 // bool (0/1), int32, int64, date32, timestamp in the column's unit
+	f     float64
+	s     []byte // string bytes: into the line, or into rowBuilder.arena
+}
+
+// rowBuilder turns staged rows into records of at most BatchRows rows.
+type rowBuilder struct {
+	schema *arrow.Schema
+	kinds  []kind
+	units  []arrow.TimeUnit
+	rb     *array.RecordBuilder
+	bld    []array.Builder
+	slots  []slot
+	rows   int
+	arena  []byte // unescaped JSON strings of the current row
+}
+
+func newRowBuilder(mem memory.Allocator, schema *arrow.Schema) *rowBuilder {
+	n := schema.NumFields()
+	b := &rowBuilder{
+		schema: schema,
+		kinds:  make([]kind, n),
+		units:  make([]arrow.TimeUnit, n),
+		rb:     array.NewRecordBuilder(mem, schema),
+		bld:    make([]array.Builder, n),
+		slots:  make([]slot, n),
+	}
+	for i, f := range schema.Fields() {
+		b.kinds[i] = kindOf(f.Type)
+		if ts, ok := f.Type.(*arrow.TimestampType); ok {
+			b.units[i] = ts.Unit
+		}
+		b.bld[i] = b.rb.Field(i)
+	}
+	b.rb.Reserve(BatchRows)
+	return b
+}
+
+func (b *rowBuilder) release() { b.rb.Release() }
+
+// startRow clears the staged values; arenaCap bounds the bytes the row may
+// unescape, so that slices into the arena stay valid.
+func (b *rowBuilder) startRow(arenaCap int) {
+	for i := range b.slots {
+		b.slots[i] = slot{}
+	}
+	if cap(b.arena) < arenaCap {
+		b.arena = make([]byte, 0, arenaCap)
+	}
+	b.arena = b.arena[:0]
+}
+
+// commitRow appends the staged row to the builders.
+func (b *rowBuilder) commitRow() {
+	for c, k := range b.kinds {
+		sl := &b.slots[c]
+		if !sl.valid {
+			b.bld[c].AppendNull()
+			continue
+		}
+		switch k {
+		case kindBool:
+			b.bld[c].(*array.BooleanBuilder).Append(sl.i != 0)
+		case kindInt32:
+			b.bld[c].(*array.Int32Builder).Append(int32(sl.i))
+		case kindInt64:
+			b.bld[c].(*array.Int64Builder).Append(sl.i)
+		case kindFloat32:
+			b.bld[c].(*array.Float32Builder).Append(float32(sl.f))
+		case kindFloat64:
+			b.bld[c].(*array.Float64Builder).Append(sl.f)
+		case kindString:
+			b.bld[c].(*array.StringBuilder).BinaryBuilder.Append(sl.s)
+		case kindDate32:
+			b.bld[c].(*array.Date32Builder).Append(arrow.Date32(sl.i))
+		case kindTimestamp:
+			b.bld[c].(*array.TimestampBuilder).Append(arrow.Timestamp(sl.i))
+		}
+	}
+	b.rows++
+}
+
+// full reports that the current record has BatchRows rows.
+func (b *rowBuilder) full() bool { return b.rows >= BatchRows }
+
+// flush returns the built record (nil if empty) and starts a new one.
+func (b *rowBuilder) flush() arrow.RecordBatch {
+	if b.rows == 0 {
+		return nil
+	}
+	b.rows = 0
+	rec := b.rb.NewRecordBatch()
+	b.rb.Reserve(BatchRows)
+	return rec
+}
+
+// errType says why a value did not fit its column. Its text is completed by
+// the reader with the file, line and field.
+type errType struct{ msg string }
+
+func (e *errType) Error() string { return e.msg }
+
+func cannotParse(text []byte, c kind, t arrow.DataType) error {
+	s := string(text)
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	what := columnar.TypeName(t)
+	if c == kindTimestamp {
+		what = "timestamp"
+	}
+	return &errType{fmt.Sprintf("cannot parse %q as %s", s, what)}
+}
+
+// str views b as a string without copying; the result must not outlive b
+// (strconv errors holding it are never returned).
+func str(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// setMicros stores a timestamp given in microseconds in column c's unit.
+func (b *rowBuilder) setMicros(c int, us int64) {
+	sl := &b.slots[c]
+	sl.valid = true
+	switch b.units[c] {
+	case arrow.Second:
+		sl.i = floorDiv(us, 1_000_000)
+	case arrow.Millisecond:
+		sl.i = floorDiv(us, 1_000)
+	case arrow.Microsecond:
+		sl.i = us
+	default:
+		sl.i = us * 1_000
+	}
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+// setInt stores an integer token (JSON number or CSV field) in column c.
+// Timestamp columns take it as epoch milliseconds.
+func (b *rowBuilder) setInt(c int, text []byte) error {
+	k := b.kinds[c]
+	v, err := strconv.ParseInt(str(text), 10, 64)
+	if err != nil || (k == kindInt32 && (v < math.MinInt32 || v > math.MaxInt32)) {
+		return cannotParse(text, k, b.schema.Field(c).Type)
+	}
+	switch k {
+	case kindInt32, kindInt64:
+		b.slots[c] = slot{valid: true, i: v}
+	case kindFloat32, kindFloat64:
+		b.slots[c] = slot{valid: true, f: float64(v)}
+	case kindTimestamp:
+		if v > math.MaxInt64/1000 || v < math.MinInt64/1000 {
+			return cannotParse(text, k, b.schema.Field(c).Type)
+		}
+		b.setMicros(c, v*1000)
+	default:
+		return cannotParse(text, k, b.schema.Field(c).Type)
+	}
+	return nil
+}
+
+// setText stores a textual value (a CSV field, or a JSON string) in column c
+// of any kind.
+func (b *rowBuilder) setText(c int, text []byte) error {
+	k := b.kinds[c]
+	switch k {
+	case kindString:
+		b.slots[c] = slot{valid: true, s: text}
+		return nil
+	case kindBool:
+		switch str(text) {
+		case "true", "True", "TRUE":
+			b.slots[c] = slot{valid: true, i: 1}
+			return nil
+		case "false", "False", "FALSE":
+			b.slots[c] = slot{valid: true}
+			return nil
+		}
+	case kindInt32, kindInt64:
+		return b.setInt(c, text)
+	case kindFloat32, kindFloat64:
+		f, err := strconv.ParseFloat(str(text), 64)
+		if err == nil {
+			b.slots[c] = slot{valid: true, f: f}
+			return nil
+		}
+	case kindDate32:
+		d, rest, ok := parseDate(text)
+		if ok && len(rest) == 0 && d >= math.MinInt32 && d <= math.MaxInt32 {
+			b.slots[c] = slot{valid: true, i: d}
+			return nil
+		}
+	case kindTimestamp:
+		if us, ok := parseTimestamp(text); ok {
+			b.setMicros(c, us)
+			return nil
+		}
+		if allDigits(text) {
+			return b.setInt(c, text)
+		}
+	}
+	return cannotParse(text, k, b.schema.Field(c).Type)
+}
+
+func allDigits(b []byte) bool {
+	if len(b) > 0 && b[0] == '-' {
+		b = b[1:]
+	}
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}

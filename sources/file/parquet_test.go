@@ -1,0 +1,133 @@
+package file
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// writeParquet writes n rows: extra (int64), event_time (timestamp[ms]),
+// user (string, null every 3rd row), and nint (int32).
+func writeParquet(t *testing.T, path string, n int) {
+	t.Helper()
+	mem := memory.NewGoAllocator()
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "extra", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "event_time", Type: &arrow.TimestampType{Unit: arrow.Millisecond}, Nullable: true},
+		{Name: "user", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "nint", Type: arrow.PrimitiveTypes.Int32},
+	}, nil)
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	for i := 0; i < n; i++ {
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(1714521600000 + int64(i)))
+		if i%3 == 0 {
+			b.Field(2).AppendNull()
+		} else {
+			b.Field(2).(*array.StringBuilder).Append(fmt.Sprintf("u%d", i))
+		}
+		b.Field(3).(*array.Int32Builder).Append(int32(i))
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pqarrow.NewFileWriter(schema, f, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(7000)), pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestParquetProjection(t *testing.T) {
+	dir := t.TempDir()
+	writeParquet(t, filepath.Join(dir, "p.parquet"), 20000)
+	rows, err := readOne(t, Options{Path: dir, Format: Parquet, Schema: clickSchema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 20000 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for i, r := range rows {
+		user := fmt.Sprintf("u%d", i)
+		if i%3 == 0 {
+			user = "null"
+		}
+		// n is not in the file: null. event_time is rescaled ms → µs.
+		if want := fmt.Sprintf("%s|null|%d", user, us20240501+int64(i)*1000); r != want {
+			t.Fatalf("row %d = %s, want %s", i, r, want)
+		}
+	}
+}
+
+func TestParquetTypeMismatch(t *testing.T) {
+	dir := t.TempDir()
+	writeParquet(t, filepath.Join(dir, "p.parquet"), 10)
+	schema := arrow.NewSchema([]arrow.Field{{Name: "nint", Type: arrow.BinaryTypes.String}}, nil)
+	_, err := readOne(t, Options{Path: dir, Format: Parquet, Schema: schema})
+	if err == nil || !strings.Contains(err.Error(), "p.parquet: column nint: the file has type int32, the schema wants utf8") {
+		t.Fatalf("error %v", err)
+	}
+	// No matching column at all: rows of nulls.
+	schema = arrow.NewSchema([]arrow.Field{{Name: "zzz", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
+	rows, err := readOne(t, Options{Path: dir, Format: Parquet, Schema: schema})
+	if err != nil || len(rows) != 10 || rows[0] != "null" {
+		t.Fatalf("rows %v err %v", rows, err)
+	}
+	// A corrupt file names the file.
+	writeFile(t, dir, "q.parquet", "not parquet at all", 99)
+	_, err = readOne(t, Options{Path: dir, Format: Parquet, Schema: clickSchema, Pattern: "q*"})
+	if err == nil || !strings.Contains(err.Error(), "q.parquet") {
+		t.Fatalf("corrupt file error %v", err)
+	}
+}
+
+func TestConformTimestamps(t *testing.T) {
+	mem := checkedMem(t)
+	b := array.NewTimestampBuilder(mem, &arrow.TimestampType{Unit: arrow.Nanosecond})
+	defer b.Release()
+	b.AppendValues([]arrow.Timestamp{-1500, 2500, 0, 4999}, []bool{true, true, false, true})
+	full := b.NewArray()
+	defer full.Release()
+	sliced := array.NewSlice(full, 1, 4) // non-zero offset
+	defer sliced.Release()
+	for _, tc := range []struct {
+		in   arrow.Array
+		want arrow.DataType
+		out  string
+	}{
+		{full, &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, "-2|2|null|4"},
+		{sliced, &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, "2|null|4"},
+		{sliced, &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}, "2500|null|4999"},
+	} {
+		got, err := conform(mem, tc.in, tc.want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cells []string
+		for i := 0; i < got.Len(); i++ {
+			cells = append(cells, cell(got, i))
+		}
+		if s := strings.Join(cells, "|"); s != tc.out || !arrow.TypeEqual(got.DataType(), tc.want) {
+			t.Errorf("conform → %s %s, want %s", s, got.DataType(), tc.out)
+		}
+		got.Release()
+	}
+}
