@@ -1,0 +1,134 @@
+package millrace
+
+import (
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/millrace/millrace/plan"
+)
+
+// Column is an expression over the columns of a stream: a column reference,
+// a literal, or a computation over other columns. Methods that take `any`
+// accept a Column or a Go literal (bool, int, int32, int64, float64, string,
+// time.Time, nil).
+type Column struct{ e plan.Expr }
+
+// Col refers to the column called name.
+func Col(name string) Column { return Column{plan.ColumnRef{Name: name}} }
+
+// Lit is a literal value.
+func Lit(v any) Column { return Column{plan.Literal{Value: v}} }
+
+// Expr returns the logical expression (for tools and a future SQL layer).
+func (c Column) Expr() plan.Expr { return c.e }
+
+func (c Column) String() string { return c.e.String() }
+
+func toExpr(v any) plan.Expr {
+	switch v := v.(type) {
+	case Column:
+		return v.e
+	case plan.Expr:
+		return v
+	case time.Duration:
+		return plan.Literal{Value: v.Microseconds()}
+	}
+	return plan.Literal{Value: v}
+}
+
+func (c Column) bin(op plan.BinaryOp, other any) Column {
+	return Column{plan.Binary{Op: op, L: c.e, R: toExpr(other)}}
+}
+
+// Plus is c + other.
+func (c Column) Plus(other any) Column { return c.bin(plan.OpAdd, other) }
+
+// Minus is c - other.
+func (c Column) Minus(other any) Column { return c.bin(plan.OpSub, other) }
+
+// Times is c * other.
+func (c Column) Times(other any) Column { return c.bin(plan.OpMul, other) }
+
+// Div is c / other; it always yields a double, as Spark's `/`. Division by
+// zero yields null.
+func (c Column) Div(other any) Column { return c.bin(plan.OpDiv, other) }
+
+// Mod is c % other; modulo zero yields null.
+func (c Column) Mod(other any) Column { return c.bin(plan.OpMod, other) }
+
+// Neg is -c.
+func (c Column) Neg() Column { return Column{plan.Neg{E: c.e}} }
+
+// Eq is c = other (null if either side is null).
+func (c Column) Eq(other any) Column { return c.bin(plan.OpEq, other) }
+
+// Ne is c != other.
+func (c Column) Ne(other any) Column { return c.bin(plan.OpNe, other) }
+
+// Lt is c < other.
+func (c Column) Lt(other any) Column { return c.bin(plan.OpLt, other) }
+
+// Le is c <= other.
+func (c Column) Le(other any) Column { return c.bin(plan.OpLe, other) }
+
+// Gt is c > other.
+func (c Column) Gt(other any) Column { return c.bin(plan.OpGt, other) }
+
+// Ge is c >= other.
+func (c Column) Ge(other any) Column { return c.bin(plan.OpGe, other) }
+
+// Between is lo <= c AND c <= hi.
+func (c Column) Between(lo, hi any) Column { return c.Ge(lo).And(c.Le(hi)) }
+
+// And is c AND other, in three-valued logic.
+func (c Column) And(other any) Column { return c.bin(plan.OpAnd, other) }
+
+// Or is c OR other, in three-valued logic.
+func (c Column) Or(other any) Column { return c.bin(plan.OpOr, other) }
+
+// Not is NOT c.
+func (c Column) Not() Column { return Column{plan.Not{E: c.e}} }
+
+// IsNull is true where c is null.
+func (c Column) IsNull() Column { return Column{plan.IsNull{E: c.e}} }
+
+// IsNotNull is true where c is not null.
+func (c Column) IsNotNull() Column { return Column{plan.IsNull{E: c.e, Negated: true}} }
+
+// Cast converts c to type t (Int32, Int64, Float64, String, Boolean,
+// Timestamp). A string that does not parse becomes null, as in Spark.
+func (c Column) Cast(t arrow.DataType) Column { return Column{plan.Cast{E: c.e, To: t}} }
+
+// As names the column.
+func (c Column) As(name string) Column { return Column{plan.Alias{E: plan.Unalias(c.e), Name: name}} }
+
+// And is the conjunction of its arguments.
+func And(cs ...Column) Column {
+	out := cs[0]
+	for _, c := range cs[1:] {
+		out = out.And(c)
+	}
+	return out
+}
+
+// Or is the disjunction of its arguments.
+func Or(cs ...Column) Column {
+	out := cs[0]
+	for _, c := range cs[1:] {
+		out = out.Or(c)
+	}
+	return out
+}
+
+// Not is NOT c.
+func Not(c Column) Column { return c.Not() }
+
+// Types for Cast, named as Spark names them.
+var (
+	Int32     arrow.DataType = arrow.PrimitiveTypes.Int32
+	Int64     arrow.DataType = arrow.PrimitiveTypes.Int64
+	Float64   arrow.DataType = arrow.PrimitiveTypes.Float64
+	String    arrow.DataType = arrow.BinaryTypes.String
+	Boolean   arrow.DataType = arrow.FixedWidthTypes.Boolean
+	Timestamp arrow.DataType = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+)

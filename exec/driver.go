@@ -1,0 +1,519 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/millrace/millrace/columnar"
+	"github.com/millrace/millrace/kernels"
+	"github.com/millrace/millrace/sinks"
+	"github.com/millrace/millrace/sources"
+)
+
+// idlePoll is how long a ProcessingTime(0) query waits before asking its
+// sources again after a trigger found no new data.
+const idlePoll = 10 * time.Millisecond
+
+// run is the query's driver loop.
+func (q *Query) run(ctx context.Context) {
+	for _, l := range q.listeners() {
+		l.OnQueryStarted(q.id, q.runID, q.cfg.Name)
+	}
+	err := q.loop(ctx)
+	if err == nil || (ctx.Err() != nil && q.isStopped()) {
+		err = ErrStopped
+	}
+	q.mu.Lock()
+	q.err = err
+	q.status = Status{Message: "Stopped"}
+	q.cond.Broadcast()
+	q.mu.Unlock()
+	for _, s := range q.c.scans {
+		_ = s.Source.Close()
+	}
+	if q.ckpt != nil {
+		q.ckpt.close()
+	}
+	var reported error
+	if !errors.Is(err, ErrStopped) {
+		reported = err
+	}
+	for _, l := range q.listeners() {
+		l.OnQueryTerminated(q.id, q.runID, reported)
+	}
+	close(q.done)
+}
+
+func (q *Query) isStopped() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.stopped
+}
+
+func (q *Query) loop(ctx context.Context) error {
+	if q.ckpt != nil {
+		if err := q.ckpt.recover(ctx); err != nil {
+			return err
+		}
+	}
+	for {
+		if ctx.Err() != nil {
+			return nil
+		}
+		start := q.clock()
+		ran, err := q.trigger(ctx, start)
+		if err != nil {
+			if ctx.Err() != nil && q.isStopped() {
+				return nil
+			}
+			return err
+		}
+		if !ran {
+			q.mu.Lock()
+			q.idleCount++
+			q.cond.Broadcast()
+			q.mu.Unlock()
+		}
+		switch q.cfg.Trigger.Kind {
+		case TriggerOnce:
+			return nil
+		case TriggerAvailableNow:
+			if !ran {
+				return nil
+			}
+			continue
+		}
+		wait := q.cfg.Trigger.Interval - time.Since(start)
+		if !ran && wait < idlePoll {
+			wait = idlePoll
+		}
+		if wait > 0 {
+			q.setStatus("Waiting for next trigger", false, false)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(wait):
+			case <-q.wake:
+			}
+		}
+	}
+}
+
+// trigger plans and runs one batch if there is new data or the watermark
+// moved far enough to close state. It reports whether a batch ran.
+func (q *Query) trigger(ctx context.Context, start time.Time) (bool, error) {
+	q.setStatus("Getting offsets from sources", false, true)
+	t0 := time.Now()
+	limit := q.cfg.ReadLimit
+	if q.cfg.Trigger.Kind == TriggerOnce {
+		limit = sources.ReadLimit{}
+	}
+	ends := make([]sources.Offset, len(q.c.scans))
+	hasData := false
+	for i, s := range q.c.scans {
+		end, err := s.Source.LatestOffset(ctx, q.starts[i], limit)
+		if err != nil {
+			return false, fmt.Errorf("source %d (%s): latest offset: %w", i, s.Source.Name(), err)
+		}
+		ends[i] = end
+		if end != q.starts[i] {
+			hasData = true
+		}
+	}
+	latestMs := time.Since(t0).Milliseconds()
+	noData := !hasData && q.c.agg != nil && q.cfg.Mode != sinks.Complete && q.watermarkUs > q.lastBatchWM
+	if !hasData && !noData {
+		return false, nil
+	}
+	b := &batchRun{
+		id:          q.batchID,
+		starts:      q.starts,
+		ends:        ends,
+		watermarkUs: q.watermarkUs,
+		timestampMs: start.UnixMilli(),
+		durations:   map[string]int64{"latestOffset": latestMs},
+		triggerAt:   start,
+	}
+	if q.ckpt != nil {
+		t := time.Now()
+		if err := q.ckpt.writeOffsets(b); err != nil {
+			return false, err
+		}
+		b.durations["walCommit"] = time.Since(t).Milliseconds()
+	}
+	if err := q.execute(ctx, b); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// batchRun is one micro-batch: its planned range, its fixed watermark and
+// timestamp, and what running it produced.
+type batchRun struct {
+	id          int64
+	starts      []sources.Offset
+	ends        []sources.Offset
+	watermarkUs int64
+	timestampMs int64
+	triggerAt   time.Time
+	durations   map[string]int64
+
+	inputRows  []int64 // per source
+	outputRows int64
+	dropped    int64
+	stats      []eventStats // per watermark operator
+	stateOp    *StateOperator
+}
+
+// execute runs batch b end to end: read, process, sink, state, commit log,
+// progress. After a crash anywhere in here, recovery runs b again with the
+// same range, watermark and timestamp.
+func (q *Query) execute(ctx context.Context, b *batchRun) error {
+	q.setStatus("Processing new data", true, true)
+	t := time.Now()
+	if err := q.runBatch(ctx, b); err != nil {
+		return fmt.Errorf("batch %d: %w", b.id, err)
+	}
+	b.durations["addBatch"] = time.Since(t).Milliseconds()
+	q.advanceWatermark(b)
+	t = time.Now()
+	if q.ckpt != nil {
+		if err := q.ckpt.commit(b, q.watermarkUs); err != nil {
+			return err
+		}
+	}
+	for i, s := range q.c.scans {
+		if err := s.Source.Commit(b.ends[i]); err != nil {
+			return fmt.Errorf("batch %d: source %d (%s): commit: %w", b.id, i, s.Source.Name(), err)
+		}
+	}
+	b.durations["commitOffsets"] = time.Since(t).Milliseconds()
+	q.lastBatchWM = b.watermarkUs
+	prevStarts := q.starts
+	q.starts = b.ends
+	q.batchID = b.id + 1
+	q.report(b, prevStarts)
+	return nil
+}
+
+// advanceWatermark folds the event times seen by batch b into the
+// watermark of the next batch: per watermark operator max(eventTime) − delay,
+// the global watermark being the minimum over operators that have seen data;
+// it never moves backwards.
+func (q *Query) advanceWatermark(b *batchRun) {
+	for i, st := range b.stats {
+		if st.n == 0 {
+			continue
+		}
+		if !q.wmHasSeen[i] || st.max > q.wmSeen[i] {
+			q.wmSeen[i] = st.max
+		}
+		q.wmHasSeen[i] = true
+	}
+	global, any := int64(0), false
+	for i, w := range q.c.watermarks {
+		if !q.wmHasSeen[i] {
+			continue
+		}
+		cand := q.wmSeen[i] - w.delayUs
+		if !any || cand < global {
+			global = cand
+		}
+		any = true
+	}
+	// Spark keeps watermarks in milliseconds; so do we, so that a restart
+	// from the checkpoint resumes with exactly the same value.
+	global = global / 1000 * 1000
+	if any && global > q.watermarkUs {
+		q.watermarkUs = global
+	}
+}
+
+// sinkWriter serialises writes of one batch to a sink.
+type sinkWriter struct {
+	mu   sync.Mutex
+	w    sinks.BatchWriter
+	skip bool
+	rows int64
+}
+
+func (s *sinkWriter) write(ctx context.Context, t *task, b columnar.Batch) error {
+	defer b.Release()
+	if b.NumRows() == 0 {
+		return nil
+	}
+	rec := kernels.Compact(t.mem, b)
+	defer rec.Release()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rows += rec.NumRows()
+	if s.skip {
+		return nil
+	}
+	return s.w.Write(ctx, rec)
+}
+
+type inputTask struct {
+	src  int
+	part sources.InputPartition
+}
+
+// runBatch reads and processes batch b and writes its output to the sink.
+func (q *Query) runBatch(ctx context.Context, b *batchRun) (err error) {
+	c := q.c
+	t0 := time.Now()
+	var tasks []inputTask
+	for i, s := range c.scans {
+		if b.starts[i] == b.ends[i] {
+			continue
+		}
+		parts, err := s.Source.PlanPartitions(b.starts[i], b.ends[i])
+		if err != nil {
+			return fmt.Errorf("source %d (%s): plan partitions: %w", i, s.Source.Name(), err)
+		}
+		for _, p := range parts {
+			tasks = append(tasks, inputTask{src: i, part: p})
+		}
+	}
+	b.durations["getBatch"] = time.Since(t0).Milliseconds()
+
+	info := sinks.BatchInfo{QueryID: q.id, BatchID: b.id, Mode: q.cfg.Mode, Schema: c.outSchema}
+	w, err := q.cfg.Sink.Begin(ctx, info)
+	if err != nil {
+		return fmt.Errorf("sink %s: begin: %w", q.cfg.Sink.Name(), err)
+	}
+	out := &sinkWriter{w: w, skip: w.Skip()}
+	var late *lateRouter
+	var lateW sinks.BatchWriter
+	if q.cfg.LateSink != nil && c.agg != nil {
+		lateW, err = q.cfg.LateSink.Begin(ctx, sinks.BatchInfo{QueryID: q.id, BatchID: b.id, Mode: sinks.Append, Schema: c.agg.inSch})
+		if err != nil {
+			w.Abort()
+			return fmt.Errorf("late-data sink %s: begin: %w", q.cfg.LateSink.Name(), err)
+		}
+		if !lateW.Skip() {
+			late = &lateRouter{w: lateW}
+		}
+	}
+	defer func() {
+		if err != nil {
+			w.Abort()
+			if lateW != nil {
+				lateW.Abort()
+			}
+		}
+	}()
+
+	states := make([]*task, len(tasks))
+	shuf := make([]*shuffled, len(tasks))
+	defer func() {
+		for _, s := range shuf {
+			if s != nil {
+				s.release()
+			}
+		}
+	}()
+	err = parallel(ctx, len(tasks), q.cfg.Parallelism, func(ctx context.Context, i int) error {
+		t := q.newTask(ctx, b.watermarkUs)
+		states[i] = t
+		shuf[i] = &shuffled{}
+		src := tasks[i].src
+		ch := c.chains[src]
+		return tasks[i].part.Read(ctx, q.mem, func(rec arrow.RecordBatch) error {
+			t.inputRows[src] += rec.NumRows()
+			batch, err := ch.run(t, columnar.Batch{Rec: rec})
+			if err != nil {
+				return err
+			}
+			if c.agg != nil {
+				return c.agg.prepare(t, batch, shuf[i], late)
+			}
+			return out.write(ctx, t, batch)
+		})
+	})
+	if err != nil {
+		return err
+	}
+	b.inputRows = make([]int64, len(c.scans))
+	b.stats = make([]eventStats, len(c.watermarks))
+	for _, t := range states {
+		for i, n := range t.inputRows {
+			b.inputRows[i] += n
+		}
+		for i := range b.stats {
+			b.stats[i].merge(t.wm[i])
+		}
+	}
+	if c.agg != nil {
+		if err := q.runAggregate(ctx, b, shuf, out); err != nil {
+			return err
+		}
+	}
+	if err := w.Commit(ctx); err != nil {
+		return fmt.Errorf("sink %s: commit: %w", q.cfg.Sink.Name(), err)
+	}
+	if lateW != nil {
+		if err := lateW.Commit(ctx); err != nil {
+			return fmt.Errorf("late-data sink %s: commit: %w", q.cfg.LateSink.Name(), err)
+		}
+	}
+	b.outputRows = out.rows
+	return nil
+}
+
+func (q *Query) newTask(ctx context.Context, wm int64) *task {
+	return &task{ctx: ctx, mem: q.mem, wm: make([]eventStats, len(q.c.watermarks)), watermarkUs: wm, inputRows: make([]int64, len(q.c.scans))}
+}
+
+// runAggregate runs the update and emit phases of the aggregation and writes
+// the emitted rows, partition by partition, through the operators above it.
+func (q *Query) runAggregate(ctx context.Context, b *batchRun, shuf []*shuffled, out *sinkWriter) error {
+	a := q.c.agg
+	t0 := time.Now()
+	for _, s := range shuf {
+		b.dropped += s.dropped
+	}
+	p := len(a.parts)
+	if err := parallel(ctx, p, q.cfg.Parallelism, func(_ context.Context, i int) error {
+		return a.update(i, shuf)
+	}); err != nil {
+		return err
+	}
+	for i, s := range shuf {
+		s.release()
+		shuf[i] = nil
+	}
+	updateMs := time.Since(t0).Milliseconds()
+	t1 := time.Now()
+	recs := make([]arrow.RecordBatch, p)
+	updated := make([]int64, p)
+	removed := make([]int64, p)
+	defer func() {
+		for _, r := range recs {
+			if r != nil {
+				r.Release()
+			}
+		}
+	}()
+	if err := parallel(ctx, p, q.cfg.Parallelism, func(_ context.Context, i int) error {
+		r, u, rm, err := a.emit(q.mem, i, b.watermarkUs)
+		recs[i], updated[i], removed[i] = r, u, rm
+		return err
+	}); err != nil {
+		return err
+	}
+	post := q.newTask(ctx, b.watermarkUs)
+	for i, r := range recs {
+		if r == nil {
+			continue
+		}
+		recs[i] = nil
+		batch, err := q.c.post.run(post, columnar.Batch{Rec: r})
+		if err != nil {
+			return err
+		}
+		if err := out.write(ctx, post, batch); err != nil {
+			return err
+		}
+	}
+	for i := range b.stats {
+		b.stats[i].merge(post.wm[i])
+	}
+	rows, bytes := a.stateRows()
+	op := &StateOperator{
+		OperatorName:              "stateStoreSave",
+		NumRowsTotal:              rows,
+		AllUpdatesTimeMs:          updateMs,
+		AllRemovalsTimeMs:         time.Since(t1).Milliseconds(),
+		MemoryUsedBytes:           bytes,
+		NumRowsDroppedByWatermark: b.dropped,
+		NumShufflePartitions:      int64(p),
+		NumStateStoreInstances:    int64(p),
+	}
+	for i := range updated {
+		op.NumRowsUpdated += updated[i]
+		op.NumRowsRemoved += removed[i]
+	}
+	b.stateOp = op
+	return nil
+}
+
+// report builds the progress event of batch b and hands it to listeners.
+func (q *Query) report(b *batchRun, prevStarts []sources.Offset) {
+	total := time.Since(b.triggerAt)
+	b.durations["triggerExecution"] = total.Milliseconds()
+	p := &Progress{
+		ID: q.id, RunID: q.runID, Name: q.cfg.Name,
+		Timestamp:     isoTime(b.triggerAt),
+		BatchID:       b.id,
+		BatchDuration: total.Milliseconds(),
+		DurationMs:    b.durations,
+		Sink:          SinkProgress{Description: q.cfg.Sink.Name(), NumOutputRows: b.outputRows},
+	}
+	if m, ok := q.cfg.Sink.(sinks.Metricer); ok {
+		p.Sink.Metrics = m.Metrics()
+	}
+	since := b.triggerAt.Sub(q.lastTrigger)
+	if q.lastTrigger.IsZero() {
+		since = total
+	}
+	q.lastTrigger = b.triggerAt
+	for i, s := range q.c.scans {
+		n := int64(0)
+		if b.inputRows != nil {
+			n = b.inputRows[i]
+		}
+		p.NumInputRows += n
+		sp := SourceProgress{
+			Description:            s.Source.Name(),
+			StartOffset:            offsetJSON(string(prevStarts[i])),
+			EndOffset:              offsetJSON(string(b.ends[i])),
+			LatestOffset:           offsetJSON(string(b.ends[i])),
+			NumInputRows:           n,
+			InputRowsPerSecond:     rate(n, since),
+			ProcessedRowsPerSecond: rate(n, total),
+		}
+		if d, ok := s.Source.(sources.Describer); ok {
+			sp.Metrics = d.Metrics()
+		}
+		p.Sources = append(p.Sources, sp)
+	}
+	p.InputRowsPerSecond = rate(p.NumInputRows, since)
+	p.ProcessedRowsPerSecond = rate(p.NumInputRows, total)
+	if len(q.c.watermarks) > 0 {
+		p.EventTime = map[string]string{"watermark": isoMicros(b.watermarkUs)}
+		var all eventStats
+		for _, s := range b.stats {
+			all.merge(s)
+		}
+		if all.n > 0 {
+			p.EventTime["min"] = isoMicros(all.min)
+			p.EventTime["max"] = isoMicros(all.max)
+			p.EventTime["avg"] = isoMicros(int64(all.sum / float64(all.n)))
+		}
+	}
+	p.StateOperators = []StateOperator{}
+	if b.stateOp != nil {
+		p.StateOperators = append(p.StateOperators, *b.stateOp)
+	}
+	q.mu.Lock()
+	q.progress = append(q.progress, p)
+	if len(q.progress) > q.cfg.RecentProgressSize {
+		q.progress = q.progress[len(q.progress)-q.cfg.RecentProgressSize:]
+	}
+	q.mu.Unlock()
+	for _, l := range q.listeners() {
+		l.OnQueryProgress(p)
+	}
+}
+
+func rate(n int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}

@@ -1,0 +1,441 @@
+package exec
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace/columnar"
+	"github.com/millrace/millrace/kernels"
+	"github.com/millrace/millrace/plan"
+)
+
+// evaluator computes one expression over whole batches. It is compiled once
+// per query: column indices and literal types are resolved up front so that
+// evaluating a batch is a few kernel calls with no per-row dispatch.
+type evaluator interface {
+	// value returns the expression's value for every row of rec (the
+	// selection is not applied); the caller owns the result.
+	value(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Array, error)
+	// pred appends to out[:0] the rows of sel (nil = all) where the
+	// expression is TRUE. Only boolean expressions support it.
+	pred(mem memory.Allocator, rec arrow.RecordBatch, sel, out []int32) ([]int32, error)
+}
+
+// compileExpr compiles e against the input schema s.
+func compileExpr(e plan.Expr, s *arrow.Schema) (evaluator, error) {
+	typ, err := plan.TypeOf(e, s)
+	if err != nil {
+		return nil, err
+	}
+	switch e := e.(type) {
+	case plan.Alias:
+		return compileExpr(e.E, s)
+	case plan.ColumnRef:
+		idx, err := columnar.FieldIndex(s, e.Name)
+		if err != nil {
+			return nil, err
+		}
+		return colEval{idx: idx}, nil
+	case plan.Literal:
+		return litEval{v: plan.NormalizeLiteral(e.Value), typ: typ}, nil
+	case plan.Binary:
+		return compileBinary(e, s, typ)
+	case plan.Not:
+		return compileNot(e.E, s)
+	case plan.Neg:
+		in, err := compileExpr(e.E, s)
+		if err != nil {
+			return nil, err
+		}
+		return negEval{in: in}, nil
+	case plan.IsNull:
+		in, err := compileExpr(e.E, s)
+		if err != nil {
+			return nil, err
+		}
+		return isNullEval{in: in, negated: e.Negated}, nil
+	case plan.Cast:
+		in, err := compileExpr(e.E, s)
+		if err != nil {
+			return nil, err
+		}
+		return castEval{in: in, to: e.To}, nil
+	case plan.Window:
+		return nil, fmt.Errorf("%s: window() is supported as a grouping key only", e)
+	case plan.Agg:
+		return nil, fmt.Errorf("%s: aggregate functions are supported in Agg only", e)
+	}
+	return nil, fmt.Errorf("cannot evaluate %T", e)
+}
+
+// pushNot rewrites NOT e so that negation reaches the leaves, where it is a
+// negated comparison or IS NOT NULL; it returns nil when e is a leaf with no
+// cheaper negation. De Morgan's laws and NOT(a < b) ≡ a >= b
+// both hold in SQL's three-valued logic, so selections stay exact.
+func pushNot(e plan.Expr) plan.Expr {
+	switch e := plan.Unalias(e).(type) {
+	case plan.Not:
+		return e.E
+	case plan.IsNull:
+		return plan.IsNull{E: e.E, Negated: !e.Negated}
+	case plan.Binary:
+		switch {
+		case e.Op == plan.OpAnd:
+			return plan.Binary{Op: plan.OpOr, L: plan.Not{E: e.L}, R: plan.Not{E: e.R}}
+		case e.Op == plan.OpOr:
+			return plan.Binary{Op: plan.OpAnd, L: plan.Not{E: e.L}, R: plan.Not{E: e.R}}
+		case e.Op.IsComparison():
+			return plan.Binary{Op: negateCmp(e.Op), L: e.L, R: e.R}
+		}
+	case plan.Literal:
+		if b, ok := e.Value.(bool); ok {
+			return plan.Literal{Value: !b}
+		}
+		return e
+	}
+	return nil
+}
+
+// compileNot compiles NOT e. Where negation cannot be pushed further (a
+// boolean column) it selects the rows whose value is false.
+func compileNot(e plan.Expr, s *arrow.Schema) (evaluator, error) {
+	if pushed := pushNot(e); pushed != nil {
+		return compileExpr(pushed, s)
+	}
+	in, err := compileExpr(e, s)
+	if err != nil {
+		return nil, err
+	}
+	return notLeafEval{in: in}, nil
+}
+
+func negateCmp(op plan.BinaryOp) plan.BinaryOp {
+	switch op {
+	case plan.OpEq:
+		return plan.OpNe
+	case plan.OpNe:
+		return plan.OpEq
+	case plan.OpLt:
+		return plan.OpGe
+	case plan.OpLe:
+		return plan.OpGt
+	case plan.OpGt:
+		return plan.OpLe
+	default:
+		return plan.OpLt
+	}
+}
+
+func cmpOp(op plan.BinaryOp) kernels.CmpOp {
+	return kernels.CmpOp(op - plan.OpEq)
+}
+
+func arithOp(op plan.BinaryOp) kernels.ArithOp {
+	return kernels.ArithOp(op - plan.OpAdd)
+}
+
+func compileBinary(e plan.Binary, s *arrow.Schema, typ arrow.DataType) (evaluator, error) {
+	l, err := compileExpr(e.L, s)
+	if err != nil {
+		return nil, err
+	}
+	r, err := compileExpr(e.R, s)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case e.Op == plan.OpAnd:
+		return andEval{l: l, r: r}, nil
+	case e.Op == plan.OpOr:
+		return orEval{l: l, r: r, notL: mustNot(e.L, s), notR: mustNot(e.R, s)}, nil
+	case e.Op.IsComparison():
+		return cmpEval{op: cmpOp(e.Op), l: l, r: r, neg: cmpOp(negateCmp(e.Op))}, nil
+	default:
+		return arithEval{op: arithOp(e.Op), l: l, r: r, typ: typ}, nil
+	}
+}
+
+// mustNot compiles NOT e; e is already known to analyze.
+func mustNot(e plan.Expr, s *arrow.Schema) evaluator {
+	ev, err := compileNot(e, s)
+	if err != nil {
+		return nil
+	}
+	return ev
+}
+
+type colEval struct{ idx int }
+
+func (c colEval) value(_ memory.Allocator, rec arrow.RecordBatch) (arrow.Array, error) {
+	a := rec.Column(c.idx)
+	a.Retain()
+	return a, nil
+}
+
+func (c colEval) pred(_ memory.Allocator, rec arrow.RecordBatch, sel, out []int32) ([]int32, error) {
+	b, ok := rec.Column(c.idx).(*array.Boolean)
+	if !ok {
+		return nil, fmt.Errorf("column %d is not boolean", c.idx)
+	}
+	return kernels.SelectTrue(b, sel, out), nil
+}
+
+type litEval struct {
+	v   any
+	typ arrow.DataType
+}
+
+func (l litEval) value(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Array, error) {
+	return constantArray(mem, l.typ, l.v, int(rec.NumRows()))
+}
+
+func (l litEval) pred(_ memory.Allocator, rec arrow.RecordBatch, sel, out []int32) ([]int32, error) {
+	if b, ok := l.v.(bool); ok && b {
+		if sel == nil {
+			return columnar.Identity(out, int(rec.NumRows())), nil
+		}
+		return append(out[:0], sel...), nil
+	}
+	return out[:0], nil
+}
+
+type andEval struct{ l, r evaluator }
+
+func (a andEval) value(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Array, error) {
+	return boolFromPreds(mem, a, nil, rec)
+}
+
+func (a andEval) pred(mem memory.Allocator, rec arrow.RecordBatch, sel, out []int32) ([]int32, error) {
+	first, err := a.l.pred(mem, rec, sel, nil)
+	if err != nil {
+		return nil, err
+	}
+	return a.r.pred(mem, rec, first, out)
+}
+
+type orEval struct{ l, r, notL, notR evaluator }
+
+func (o orEval) value(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Array, error) {
+	return boolFromPreds(mem, o, andEval{o.notL, o.notR}, rec)
+}
+
+func (o orEval) pred(mem memory.Allocator, rec arrow.RecordBatch, sel, out []int32) ([]int32, error) {
+	a, err := o.l.pred(mem, rec, sel, nil)
+	if err != nil {
+		return nil, err
+	}
+	b, err := o.r.pred(mem, rec, sel, nil)
+	if err != nil {
+		return nil, err
+	}
+	return kernels.Union(a, b, out), nil
+}
+
+type cmpEval struct {
+	op, neg kernels.CmpOp
+	l, r    evaluator
+}
+
+func (c cmpEval) value(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Array, error) {
+	return boolFromPreds(mem, c, cmpEval{op: c.neg, neg: c.op, l: c.l, r: c.r}, rec)
+}
+
+func (c cmpEval) pred(mem memory.Allocator, rec arrow.RecordBatch, sel, out []int32) ([]int32, error) {
+	if lit, ok := c.r.(litEval); ok {
+		return c.scalar(mem, rec, c.op, c.l, lit, sel, out)
+	}
+	if lit, ok := c.l.(litEval); ok {
+		return c.scalar(mem, rec, c.op.Flip(), c.r, lit, sel, out)
+	}
+	a, err := c.l.value(mem, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Release()
+	b, err := c.r.value(mem, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer b.Release()
+	return kernels.CompareColumns(c.op, a, b, sel, out)
+}
+
+func (c cmpEval) scalar(mem memory.Allocator, rec arrow.RecordBatch, op kernels.CmpOp, col evaluator, lit litEval, sel, out []int32) ([]int32, error) {
+	if lit.v == nil {
+		return out[:0], nil // comparison with NULL is never true
+	}
+	a, err := col.value(mem, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Release()
+	return kernels.CompareScalar(op, a, lit.v, sel, out)
+}
+
+type arithEval struct {
+	op   kernels.ArithOp
+	l, r evaluator
+	typ  arrow.DataType
+}
+
+func (a arithEval) value(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Array, error) {
+	if lit, ok := a.r.(litEval); ok && lit.v != nil {
+		x, err := a.l.value(mem, rec)
+		if err != nil {
+			return nil, err
+		}
+		defer x.Release()
+		return kernels.ArithScalar(mem, a.op, x, lit.v, false)
+	}
+	if lit, ok := a.l.(litEval); ok && lit.v != nil {
+		x, err := a.r.value(mem, rec)
+		if err != nil {
+			return nil, err
+		}
+		defer x.Release()
+		return kernels.ArithScalar(mem, a.op, x, lit.v, true)
+	}
+	x, err := a.l.value(mem, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer x.Release()
+	y, err := a.r.value(mem, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer y.Release()
+	if x.DataType().ID() == arrow.NULL || y.DataType().ID() == arrow.NULL {
+		return constantArray(mem, a.typ, nil, int(rec.NumRows()))
+	}
+	return kernels.Arith(mem, a.op, x, y)
+}
+
+func (a arithEval) pred(memory.Allocator, arrow.RecordBatch, []int32, []int32) ([]int32, error) {
+	return nil, fmt.Errorf("arithmetic is not a condition")
+}
+
+type negEval struct{ in evaluator }
+
+func (n negEval) value(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Array, error) {
+	x, err := n.in.value(mem, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer x.Release()
+	return kernels.Negate(mem, x)
+}
+
+func (n negEval) pred(memory.Allocator, arrow.RecordBatch, []int32, []int32) ([]int32, error) {
+	return nil, fmt.Errorf("negation is not a condition")
+}
+
+type isNullEval struct {
+	in      evaluator
+	negated bool
+}
+
+func (n isNullEval) value(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Array, error) {
+	return boolFromPreds(mem, n, isNullEval{in: n.in, negated: !n.negated}, rec)
+}
+
+func (n isNullEval) pred(mem memory.Allocator, rec arrow.RecordBatch, sel, out []int32) ([]int32, error) {
+	x, err := n.in.value(mem, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer x.Release()
+	if n.negated {
+		return kernels.SelectNotNull(x, sel, out), nil
+	}
+	return kernels.SelectNull(x, sel, out), nil
+}
+
+type castEval struct {
+	in evaluator
+	to arrow.DataType
+}
+
+func (c castEval) value(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Array, error) {
+	x, err := c.in.value(mem, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer x.Release()
+	if x.DataType().ID() == arrow.NULL {
+		return constantArray(mem, c.to, nil, x.Len())
+	}
+	return kernels.Cast(mem, x, c.to)
+}
+
+func (c castEval) pred(mem memory.Allocator, rec arrow.RecordBatch, sel, out []int32) ([]int32, error) {
+	return predFromValue(mem, c, rec, sel, out)
+}
+
+// notLeafEval selects rows where a boolean value is false.
+type notLeafEval struct{ in evaluator }
+
+func (n notLeafEval) value(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Array, error) {
+	return boolFromPreds(mem, n, n.in, rec)
+}
+
+func (n notLeafEval) pred(mem memory.Allocator, rec arrow.RecordBatch, sel, out []int32) ([]int32, error) {
+	x, err := n.in.value(mem, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer x.Release()
+	b, ok := x.(*array.Boolean)
+	if !ok {
+		return nil, fmt.Errorf("NOT of a non-boolean value")
+	}
+	return kernels.SelectFalse(b, sel, out), nil
+}
+
+func predFromValue(mem memory.Allocator, e evaluator, rec arrow.RecordBatch, sel, out []int32) ([]int32, error) {
+	x, err := e.value(mem, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer x.Release()
+	b, ok := x.(*array.Boolean)
+	if !ok {
+		return nil, fmt.Errorf("condition is %s, not boolean", columnar.TypeName(x.DataType()))
+	}
+	return kernels.SelectTrue(b, sel, out), nil
+}
+
+// boolFromPreds materialises a boolean value from the rows where it is true
+// (t) and false (f); other rows are null. f nil means false elsewhere.
+func boolFromPreds(mem memory.Allocator, t, f evaluator, rec arrow.RecordBatch) (arrow.Array, error) {
+	n := int(rec.NumRows())
+	trues, err := t.pred(mem, rec, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	var falses []int32
+	if f != nil {
+		if falses, err = f.pred(mem, rec, nil, nil); err != nil {
+			return nil, err
+		}
+	}
+	b := array.NewBooleanBuilder(mem)
+	defer b.Release()
+	vals := make([]bool, n)
+	valid := make([]bool, n)
+	for _, i := range trues {
+		vals[i], valid[i] = true, true
+	}
+	if f == nil {
+		for i := range valid {
+			valid[i] = true
+		}
+	}
+	for _, i := range falses {
+		valid[i] = true
+	}
+	b.AppendValues(vals, valid)
+	return b.NewArray(), nil
+}

@@ -1,0 +1,236 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace/columnar"
+	"github.com/millrace/millrace/plan"
+)
+
+// op is a stateless operator: it turns one batch into another. It takes
+// over the reference to its input and hands one to its output.
+type op interface {
+	apply(t *task, b columnar.Batch) (columnar.Batch, error)
+}
+
+// task is what one worker needs while it runs part of a trigger: the
+// allocator, scratch buffers and the event-time statistics it observed.
+type task struct {
+	ctx context.Context
+	mem memory.Allocator
+	// wm[i] holds what watermark operator i saw in this task.
+	wm []eventStats
+	// watermarkUs is the batch's watermark, fixed before the batch ran.
+	watermarkUs int64
+	// inputRows counts the rows read, per source.
+	inputRows []int64
+}
+
+// eventStats accumulates the event times a watermark operator saw.
+type eventStats struct {
+	n        int64
+	min, max int64
+	sum      float64
+}
+
+func (s *eventStats) merge(o eventStats) {
+	if o.n == 0 {
+		return
+	}
+	if s.n == 0 {
+		*s = o
+		return
+	}
+	s.n += o.n
+	s.min = min(s.min, o.min)
+	s.max = max(s.max, o.max)
+	s.sum += o.sum
+}
+
+type filterOp struct{ cond evaluator }
+
+func (f filterOp) apply(t *task, b columnar.Batch) (columnar.Batch, error) {
+	sel, err := f.cond.pred(t.mem, b.Rec, b.Sel, nil)
+	if err != nil {
+		b.Release()
+		return columnar.Batch{}, err
+	}
+	if sel == nil {
+		sel = []int32{}
+	}
+	b.Sel = sel
+	return b, nil
+}
+
+type projectOp struct {
+	exprs  []evaluator
+	schema *arrow.Schema
+}
+
+func (p projectOp) apply(t *task, b columnar.Batch) (columnar.Batch, error) {
+	defer b.Release()
+	cols := make([]arrow.Array, len(p.exprs))
+	release := func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}
+	for i, e := range p.exprs {
+		c, err := e.value(t.mem, b.Rec)
+		if err != nil {
+			release()
+			return columnar.Batch{}, err
+		}
+		if want := p.schema.Field(i).Type; !arrow.TypeEqual(c.DataType(), want) && c.DataType().ID() != arrow.NULL {
+			release()
+			return columnar.Batch{}, fmt.Errorf("internal: %s evaluated to %s, analysis said %s", p.schema.Field(i).Name, c.DataType(), want)
+		}
+		cols[i] = c
+	}
+	rec := array.NewRecordBatch(p.schema, cols, b.Rec.NumRows())
+	release()
+	return columnar.Batch{Rec: rec, Sel: b.Sel}, nil
+}
+
+// watermarkOp observes the event times of live rows; rows are not dropped
+// here but by the stateful operator that the watermark bounds.
+type watermarkOp struct {
+	id  int
+	col int
+}
+
+func (w watermarkOp) apply(t *task, b columnar.Batch) (columnar.Batch, error) {
+	ts, ok := b.Rec.Column(w.col).(*array.Timestamp)
+	if !ok {
+		return b, nil
+	}
+	st := &t.wm[w.id]
+	vals := ts.TimestampValues()
+	observe := func(i int) {
+		v := int64(vals[i])
+		if st.n == 0 {
+			st.min, st.max = v, v
+		} else {
+			st.min = min(st.min, v)
+			st.max = max(st.max, v)
+		}
+		st.n++
+		st.sum += float64(v)
+	}
+	switch {
+	case ts.NullN() == 0 && b.Sel == nil:
+		for i := range vals {
+			observe(i)
+		}
+	case ts.NullN() == 0:
+		for _, i := range b.Sel {
+			observe(int(i))
+		}
+	default:
+		n := b.NumRows()
+		for j := 0; j < n; j++ {
+			i := j
+			if b.Sel != nil {
+				i = int(b.Sel[j])
+			}
+			if ts.IsValid(i) {
+				observe(i)
+			}
+		}
+	}
+	return b, nil
+}
+
+// chain is the list of stateless operators from a source up to the next
+// stateful operator or the sink.
+type chain []op
+
+func (c chain) run(t *task, b columnar.Batch) (columnar.Batch, error) {
+	var err error
+	for _, o := range c {
+		if b, err = o.apply(t, b); err != nil {
+			return columnar.Batch{}, err
+		}
+	}
+	return b, nil
+}
+
+// watermarkInfo describes one watermark operator of the plan.
+type watermarkInfo struct {
+	column  string
+	delayUs int64
+}
+
+// compileChain appends the stateless operators of n (down to its scans) to
+// the chains of the scans under it; it stops at a stateful operator, which
+// it returns.
+func (q *compiled) compileChain(n plan.Node, chains map[int]chain) (*plan.Aggregate, error) {
+	switch n := n.(type) {
+	case *plan.Scan:
+		chains[n.Index] = nil
+		return nil, nil
+	case *plan.Aggregate:
+		return n, nil
+	case *plan.Union:
+		for _, in := range n.Inputs {
+			a, err := q.compileChain(in, chains)
+			if err != nil {
+				return nil, err
+			}
+			if a != nil {
+				return nil, fmt.Errorf("union of aggregated streams is not supported yet")
+			}
+		}
+		return nil, nil
+	}
+	child := n.Children()[0]
+	below := map[int]chain{}
+	agg, err := q.compileChain(child, below)
+	if err != nil {
+		return nil, err
+	}
+	var o op
+	switch n := n.(type) {
+	case *plan.Filter:
+		ev, err := compileExpr(n.Cond, child.Schema())
+		if err != nil {
+			return nil, err
+		}
+		o = filterOp{cond: ev}
+	case *plan.Project:
+		evs := make([]evaluator, len(n.Exprs))
+		for i, e := range n.Exprs {
+			if evs[i], err = compileExpr(e, child.Schema()); err != nil {
+				return nil, err
+			}
+		}
+		o = projectOp{exprs: evs, schema: n.Schema()}
+	case *plan.Watermark:
+		idx, err := columnar.FieldIndex(child.Schema(), n.Column)
+		if err != nil {
+			return nil, err
+		}
+		o = watermarkOp{id: len(q.watermarks), col: idx}
+		q.watermarks = append(q.watermarks, watermarkInfo{column: n.Column, delayUs: n.Delay.Microseconds()})
+	default:
+		return nil, fmt.Errorf("unsupported plan node %s", n.Describe())
+	}
+	if agg != nil {
+		q.post = append(q.post, o)
+		return agg, nil
+	}
+	for k, c := range below {
+		chains[k] = append(c, o)
+	}
+	return nil, nil
+}
+
+// noWatermark is the watermark before any event time was seen: the epoch,
+// as in Spark (batchWatermarkMs 0).
+const noWatermark = 0

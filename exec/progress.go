@@ -1,0 +1,94 @@
+package exec
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Progress reports one trigger, with the field names of Spark's
+// StreamingQueryProgress so that existing dashboards and habits carry over.
+type Progress struct {
+	ID                     string            `json:"id"`
+	RunID                  string            `json:"runId"`
+	Name                   string            `json:"name"`
+	Timestamp              string            `json:"timestamp"`
+	BatchID                int64             `json:"batchId"`
+	BatchDuration          int64             `json:"batchDuration"`
+	NumInputRows           int64             `json:"numInputRows"`
+	InputRowsPerSecond     float64           `json:"inputRowsPerSecond"`
+	ProcessedRowsPerSecond float64           `json:"processedRowsPerSecond"`
+	DurationMs             map[string]int64  `json:"durationMs"`
+	EventTime              map[string]string `json:"eventTime,omitempty"`
+	StateOperators         []StateOperator   `json:"stateOperators"`
+	Sources                []SourceProgress  `json:"sources"`
+	Sink                   SinkProgress      `json:"sink"`
+	ObservedMetrics        map[string]int64  `json:"observedMetrics,omitempty"`
+}
+
+// StateOperator reports one stateful operator.
+type StateOperator struct {
+	OperatorName              string           `json:"operatorName"`
+	NumRowsTotal              int64            `json:"numRowsTotal"`
+	NumRowsUpdated            int64            `json:"numRowsUpdated"`
+	AllUpdatesTimeMs          int64            `json:"allUpdatesTimeMs"`
+	NumRowsRemoved            int64            `json:"numRowsRemoved"`
+	AllRemovalsTimeMs         int64            `json:"allRemovalsTimeMs"`
+	CommitTimeMs              int64            `json:"commitTimeMs"`
+	MemoryUsedBytes           int64            `json:"memoryUsedBytes"`
+	NumRowsDroppedByWatermark int64            `json:"numRowsDroppedByWatermark"`
+	NumShufflePartitions      int64            `json:"numShufflePartitions"`
+	NumStateStoreInstances    int64            `json:"numStateStoreInstances"`
+	CustomMetrics             map[string]int64 `json:"customMetrics,omitempty"`
+}
+
+// SourceProgress reports one source.
+type SourceProgress struct {
+	Description            string            `json:"description"`
+	StartOffset            json.RawMessage   `json:"startOffset"`
+	EndOffset              json.RawMessage   `json:"endOffset"`
+	LatestOffset           json.RawMessage   `json:"latestOffset"`
+	NumInputRows           int64             `json:"numInputRows"`
+	InputRowsPerSecond     float64           `json:"inputRowsPerSecond"`
+	ProcessedRowsPerSecond float64           `json:"processedRowsPerSecond"`
+	Metrics                map[string]string `json:"metrics,omitempty"`
+}
+
+// SinkProgress reports the sink.
+type SinkProgress struct {
+	Description   string            `json:"description"`
+	NumOutputRows int64             `json:"numOutputRows"`
+	Metrics       map[string]string `json:"metrics,omitempty"`
+}
+
+// JSON renders the progress as indented JSON.
+func (p *Progress) JSON() string {
+	b, _ := json.MarshalIndent(p, "", "  ")
+	return string(b)
+}
+
+// Listener receives query lifecycle events, like Spark's
+// StreamingQueryListener. Callbacks run on the query's goroutine: keep them
+// short.
+type Listener interface {
+	OnQueryStarted(id, runID, name string)
+	OnQueryProgress(p *Progress)
+	OnQueryTerminated(id, runID string, err error)
+}
+
+// Status is what the query is doing now, like Spark's StreamingQueryStatus.
+type Status struct {
+	Message         string `json:"message"`
+	IsDataAvailable bool   `json:"isDataAvailable"`
+	IsTriggerActive bool   `json:"isTriggerActive"`
+}
+
+func isoTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+func isoMicros(us int64) string { return isoTime(time.UnixMicro(us)) }
+
+func offsetJSON(s string) json.RawMessage {
+	if s == "" {
+		return json.RawMessage("null")
+	}
+	return json.RawMessage(s)
+}

@@ -1,0 +1,352 @@
+package exec
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace/plan"
+	"github.com/millrace/millrace/sinks"
+	"github.com/millrace/millrace/sources"
+)
+
+// Config describes a query to start.
+type Config struct {
+	Plan    plan.Node
+	Sink    sinks.Sink
+	Mode    sinks.OutputMode
+	Trigger Trigger
+	Name    string
+	// CheckpointDir makes the query exactly-once across restarts.
+	CheckpointDir string
+	// Parallelism is the number of worker goroutines (default GOMAXPROCS).
+	Parallelism int
+	// StatePartitions is the number of state partitions of stateful
+	// operators (default 16); fixed for the life of a checkpoint.
+	StatePartitions int
+	// Allocator allocates every Arrow buffer of the query (default Go heap).
+	Allocator memory.Allocator
+	// LateSink, if set, receives the rows dropped by the watermark.
+	LateSink sinks.Sink
+	// ReadLimit bounds each trigger's reading (sources have their own
+	// limits too; the tighter wins).
+	ReadLimit sources.ReadLimit
+	// Listeners receive lifecycle and progress events.
+	Listeners []Listener
+	// Clock gives processing time (default time.Now); tests fix it.
+	Clock func() time.Time
+	// RecentProgressSize is how many progress events RecentProgress keeps
+	// (default 100, as Spark).
+	RecentProgressSize int
+}
+
+// ErrStopped is returned by AwaitTermination for a query stopped by Stop.
+var ErrStopped = errors.New("query stopped")
+
+// compiled is the physical form of a plan.
+type compiled struct {
+	scans      []*plan.Scan
+	chains     map[int]chain // per scan index: ops up to the aggregate or sink
+	agg        *aggOperator
+	post       chain // ops above the aggregate
+	watermarks []watermarkInfo
+	outSchema  *arrow.Schema
+}
+
+// Query is a running streaming query.
+type Query struct {
+	cfg   Config
+	id    string
+	runID string
+	c     *compiled
+	mem   memory.Allocator
+	clock func() time.Time
+
+	cancel context.CancelFunc
+	done   chan struct{}
+	// wake cuts a trigger interval short (ProcessAllAvailable uses it).
+	wake chan struct{}
+
+	mu        sync.Mutex
+	cond      *sync.Cond
+	err       error
+	progress  []*Progress
+	status    Status
+	idleCount int64
+	stopped   bool
+
+	// driver state, owned by the run goroutine
+	batchID     int64
+	starts      []sources.Offset
+	watermarkUs int64 // watermark of the next batch
+	lastBatchWM int64 // watermark the last batch ran with
+	wmSeen      []int64
+	wmHasSeen   []bool
+	lastTrigger time.Time
+	ckpt        *checkpointer
+}
+
+// Start analyzes cfg, compiles its plan, recovers from the checkpoint if
+// there is one, and starts running triggers in a goroutine. Analysis errors
+// are returned here, never raised mid-stream.
+func Start(ctx context.Context, cfg Config) (*Query, error) {
+	if cfg.Plan == nil {
+		return nil, fmt.Errorf("start: the query has no input")
+	}
+	if cfg.Sink == nil {
+		return nil, fmt.Errorf("start: the query has no sink")
+	}
+	if cfg.Parallelism <= 0 {
+		cfg.Parallelism = runtime.GOMAXPROCS(0)
+	}
+	if cfg.StatePartitions <= 0 {
+		cfg.StatePartitions = 16
+	}
+	if cfg.Allocator == nil {
+		cfg.Allocator = memory.DefaultAllocator
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
+	}
+	if cfg.RecentProgressSize <= 0 {
+		cfg.RecentProgressSize = 100
+	}
+	c, err := compile(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("start: %w", err)
+	}
+	q := &Query{cfg: cfg, c: c, mem: cfg.Allocator, clock: cfg.Clock, done: make(chan struct{}), wake: make(chan struct{}, 1)}
+	q.cond = sync.NewCond(&q.mu)
+	q.id, q.runID = newUUID(), newUUID()
+	q.wmSeen = make([]int64, len(c.watermarks))
+	q.wmHasSeen = make([]bool, len(c.watermarks))
+	q.starts = make([]sources.Offset, len(c.scans))
+	for i, s := range c.scans {
+		off, err := s.Source.InitialOffset(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("start: source %d (%s): initial offset: %w", i, s.Source.Name(), err)
+		}
+		q.starts[i] = off
+	}
+	if cfg.CheckpointDir != "" {
+		ck, err := openCheckpointer(q)
+		if err != nil {
+			return nil, fmt.Errorf("start: %w", err)
+		}
+		q.ckpt = ck
+	}
+	if cfg.Trigger.Kind == TriggerAvailableNow {
+		for i, s := range c.scans {
+			if an, ok := s.Source.(sources.AvailableNow); ok {
+				if err := an.PrepareAvailableNow(ctx); err != nil {
+					return nil, fmt.Errorf("start: source %d (%s): %w", i, s.Source.Name(), err)
+				}
+			}
+		}
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	q.cancel = cancel
+	go q.run(runCtx)
+	return q, nil
+}
+
+// compile analyzes the parts of a query that depend on its output mode and
+// builds the operators.
+func compile(cfg Config) (*compiled, error) {
+	c := &compiled{chains: map[int]chain{}, scans: plan.Scans(cfg.Plan), outSchema: cfg.Plan.Schema()}
+	seen := map[*plan.Scan]bool{}
+	for i, s := range c.scans {
+		if seen[s] {
+			return nil, fmt.Errorf("the same source is read twice in one query (%s): create a second source", s.Source.Name())
+		}
+		seen[s] = true
+		s.Index = i // sources are numbered in plan order, the order of the offsets log
+	}
+	aggNode, err := c.compileChain(cfg.Plan, c.chains)
+	if err != nil {
+		return nil, err
+	}
+	if aggNode != nil {
+		if inner, err := findAggregate(aggNode.Input); err != nil || inner {
+			return nil, fmt.Errorf("more than one aggregation in a query is not supported yet")
+		}
+		below := map[int]chain{}
+		if _, err := c.compileChain(aggNode.Input, below); err != nil {
+			return nil, err
+		}
+		c.chains = below
+		if c.agg, err = newAggOperator(aggNode, cfg.Mode, cfg.StatePartitions); err != nil {
+			return nil, err
+		}
+		if cfg.Mode == sinks.Append && c.agg.window == nil && c.agg.eventKey < 0 {
+			return nil, fmt.Errorf("append output mode is not supported for an aggregation without a watermark: add WithWatermark on the event-time column and group by a window over it (or by the column), or use Update or Complete mode")
+		}
+		if cfg.Mode == sinks.Append && c.agg.window != nil && !c.agg.window.eventTimeCol {
+			return nil, fmt.Errorf("append output mode needs the window() column to carry a watermark: call WithWatermark on %s before GroupBy", c.agg.keyNames[c.agg.window.index])
+		}
+	} else if cfg.Mode == sinks.Complete {
+		return nil, fmt.Errorf("complete output mode is not supported when there are no streaming aggregations")
+	}
+	if mc, ok := cfg.Sink.(sinks.ModeChecker); ok && !mc.SupportsMode(cfg.Mode) {
+		return nil, fmt.Errorf("sink %s does not support %s output mode", cfg.Sink.Name(), cfg.Mode)
+	}
+	return c, nil
+}
+
+func findAggregate(n plan.Node) (bool, error) {
+	if _, ok := n.(*plan.Aggregate); ok {
+		return true, nil
+	}
+	for _, c := range n.Children() {
+		if found, _ := findAggregate(c); found {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// ID is the query's id, stable across restarts from the same checkpoint.
+func (q *Query) ID() string { return q.id }
+
+// RunID is unique to this run of the query.
+func (q *Query) RunID() string { return q.runID }
+
+// Name is the query's name.
+func (q *Query) Name() string { return q.cfg.Name }
+
+// Explain prints the query's logical plan.
+func (q *Query) Explain() string { return plan.Explain(q.cfg.Plan) }
+
+// Stop stops the query after aborting the running trigger (which will run
+// again, whole, on restart) and waits for it to end.
+func (q *Query) Stop() error {
+	q.mu.Lock()
+	q.stopped = true
+	q.mu.Unlock()
+	q.cancel()
+	<-q.done
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.err != nil && !errors.Is(q.err, ErrStopped) {
+		return q.err
+	}
+	return nil
+}
+
+// AwaitTermination blocks until the query ends, by Stop (returning nil), by
+// finishing a Once or AvailableNow trigger (nil), or by failing (the error).
+func (q *Query) AwaitTermination(ctx context.Context) error {
+	select {
+	case <-q.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if errors.Is(q.err, ErrStopped) {
+		return nil
+	}
+	return q.err
+}
+
+// IsActive reports whether the query is still running.
+func (q *Query) IsActive() bool {
+	select {
+	case <-q.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// Exception returns the error that ended the query, if any.
+func (q *Query) Exception() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if errors.Is(q.err, ErrStopped) {
+		return nil
+	}
+	return q.err
+}
+
+// LastProgress returns the most recent progress event, or nil.
+func (q *Query) LastProgress() *Progress {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.progress) == 0 {
+		return nil
+	}
+	return q.progress[len(q.progress)-1]
+}
+
+// RecentProgress returns the most recent progress events, oldest first.
+func (q *Query) RecentProgress() []*Progress {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return append([]*Progress(nil), q.progress...)
+}
+
+// Status returns what the query is doing now.
+func (q *Query) Status() Status {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.status
+}
+
+// AddListener registers a listener for progress events from now on.
+func (q *Query) AddListener(l Listener) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.cfg.Listeners = append(q.cfg.Listeners, l)
+}
+
+// ProcessAllAvailable blocks until every record available in the sources
+// when it was called has been processed (and the no-data batches it caused
+// have run), or the query ends. For tests, as in Spark.
+func (q *Query) ProcessAllAvailable(ctx context.Context) error {
+	q.mu.Lock()
+	target := q.idleCount + 2
+	for q.idleCount < target && q.err == nil {
+		if ctx.Err() != nil {
+			q.mu.Unlock()
+			return ctx.Err()
+		}
+		select {
+		case q.wake <- struct{}{}:
+		default:
+		}
+		q.cond.Wait()
+	}
+	err := q.err
+	q.mu.Unlock()
+	if errors.Is(err, ErrStopped) {
+		return nil
+	}
+	return err
+}
+
+func (q *Query) setStatus(msg string, data, active bool) {
+	q.mu.Lock()
+	q.status = Status{Message: msg, IsDataAvailable: data, IsTriggerActive: active}
+	q.mu.Unlock()
+}
+
+func (q *Query) listeners() []Listener {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return append([]Listener(nil), q.cfg.Listeners...)
+}
+
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}

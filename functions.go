@@ -1,0 +1,50 @@
+package millrace
+
+import (
+	"time"
+
+	"github.com/millrace/millrace/plan"
+)
+
+// Window groups rows into tumbling event-time windows of the given size:
+// [start, start+size) with start a multiple of size since the epoch. As a
+// grouping key it yields a column "window" of struct<start, end>.
+func Window(timeCol Column, size time.Duration) Column {
+	return Column{plan.Window{Time: timeCol.e, Size: size, Slide: size}}
+}
+
+// WindowWithOffset is Window with window starts shifted by offset.
+func WindowWithOffset(timeCol Column, size, offset time.Duration) Column {
+	return Column{plan.Window{Time: timeCol.e, Size: size, Slide: size, Offset: offset}}
+}
+
+// SlidingWindow groups rows into windows of the given size that start every
+// slide: a row belongs to every window that contains it.
+func SlidingWindow(timeCol Column, size, slide time.Duration) Column {
+	return Column{plan.Window{Time: timeCol.e, Size: size, Slide: slide}}
+}
+
+// Count counts rows: Count() is count(*), Count(col) counts non-null values.
+func Count(col ...Column) Column {
+	if len(col) == 0 {
+		return Column{plan.Agg{Func: plan.AggCountAll}}
+	}
+	return Column{plan.Agg{Func: plan.AggCount, Arg: col[0].e}}
+}
+
+// Sum adds the non-null values of col.
+func Sum(col Column) Column { return Column{plan.Agg{Func: plan.AggSum, Arg: col.e}} }
+
+// Min is the smallest non-null value of col.
+func Min(col Column) Column { return Column{plan.Agg{Func: plan.AggMin, Arg: col.e}} }
+
+// Max is the largest non-null value of col.
+func Max(col Column) Column { return Column{plan.Agg{Func: plan.AggMax, Arg: col.e}} }
+
+// Avg is the mean of the non-null values of col, as a double.
+func Avg(col Column) Column { return Column{plan.Agg{Func: plan.AggAvg, Arg: col.e}} }
+
+// CountDistinct counts the distinct non-null values of col.
+func CountDistinct(col Column) Column {
+	return Column{plan.Agg{Func: plan.AggCountDistinct, Arg: col.e}}
+}

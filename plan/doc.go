@@ -1,0 +1,17 @@
+// Package plan holds the logical plan of a streaming query: a plain,
+// printable tree of nodes (Scan, Filter, Project, Watermark, Aggregate, Union)
+// over expressions (column references, literals, arithmetic, comparisons,
+// boolean logic, casts, window functions, aggregate functions).
+//
+// The tree is the one target of the Go API in the root package today and of
+// a SQL front end later, so it knows nothing about the builder that made it
+// or the operators that will run it.
+//
+// Analyze resolves every column against its input schema, types every
+// expression and checks the rules of streaming queries (a stateful query in
+// Append mode needs a watermark, …). Analysis errors are returned by
+// Query.Start, never raised mid-stream. Explain prints the analyzed tree.
+//
+// Read next: package exec, which compiles an analyzed plan into operators
+// and runs it trigger after trigger.
+package plan

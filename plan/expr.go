@@ -1,0 +1,223 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// Expr is a node of an expression tree. Implementations are the types of
+// this file; they are values, compared structurally and printed with String.
+type Expr interface {
+	String() string
+	isExpr()
+}
+
+// ColumnRef names a column of the input.
+type ColumnRef struct{ Name string }
+
+// Literal is a constant: nil, bool, int32, int64, float64, string or
+// time.Time (a timestamp).
+type Literal struct{ Value any }
+
+// BinaryOp is an operator of two operands.
+type BinaryOp int
+
+// Binary operators. Comparisons yield booleans, arithmetic yields numbers.
+const (
+	OpAdd BinaryOp = iota
+	OpSub
+	OpMul
+	OpDiv
+	OpMod
+	OpEq
+	OpNe
+	OpLt
+	OpLe
+	OpGt
+	OpGe
+	OpAnd
+	OpOr
+)
+
+var binaryOpNames = [...]string{"+", "-", "*", "/", "%", "=", "!=", "<", "<=", ">", ">=", "AND", "OR"}
+
+func (o BinaryOp) String() string { return binaryOpNames[o] }
+
+// IsComparison reports whether o compares its operands.
+func (o BinaryOp) IsComparison() bool { return o >= OpEq && o <= OpGe }
+
+// IsArithmetic reports whether o computes a number.
+func (o BinaryOp) IsArithmetic() bool { return o <= OpMod }
+
+// Binary applies Op to L and R.
+type Binary struct {
+	Op   BinaryOp
+	L, R Expr
+}
+
+// Not negates a boolean expression (three-valued: NOT NULL is NULL).
+type Not struct{ E Expr }
+
+// Neg negates a number.
+type Neg struct{ E Expr }
+
+// IsNull tests an expression for null; Negated makes it IS NOT NULL.
+type IsNull struct {
+	E       Expr
+	Negated bool
+}
+
+// Cast converts E to type To.
+type Cast struct {
+	E  Expr
+	To arrow.DataType
+}
+
+// Alias names the result of E.
+type Alias struct {
+	E    Expr
+	Name string
+}
+
+// Window assigns event-time windows: tumbling when Slide == Size, sliding
+// otherwise. Its value is a struct<start, end> of timestamps named "window".
+type Window struct {
+	Time   Expr
+	Size   time.Duration
+	Slide  time.Duration
+	Offset time.Duration
+}
+
+// AggFunc is an aggregate function.
+type AggFunc int
+
+// Aggregate functions.
+const (
+	AggCount AggFunc = iota
+	AggCountAll
+	AggSum
+	AggMin
+	AggMax
+	AggAvg
+	AggCountDistinct
+)
+
+var aggNames = [...]string{"count", "count", "sum", "min", "max", "avg", "count_distinct"}
+
+func (f AggFunc) String() string { return aggNames[f] }
+
+// Agg is an aggregate function call. Arg is nil for count(*).
+type Agg struct {
+	Func AggFunc
+	Arg  Expr
+}
+
+func (ColumnRef) isExpr() {}
+func (Literal) isExpr()   {}
+func (Binary) isExpr()    {}
+func (Not) isExpr()       {}
+func (Neg) isExpr()       {}
+func (IsNull) isExpr()    {}
+func (Cast) isExpr()      {}
+func (Alias) isExpr()     {}
+func (Window) isExpr()    {}
+func (Agg) isExpr()       {}
+
+func (c ColumnRef) String() string { return c.Name }
+
+func (l Literal) String() string {
+	switch v := l.Value.(type) {
+	case nil:
+		return "NULL"
+	case string:
+		return fmt.Sprintf("'%s'", strings.ReplaceAll(v, "'", "''"))
+	case time.Time:
+		return "TIMESTAMP '" + v.UTC().Format(time.RFC3339Nano) + "'"
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+func (b Binary) String() string { return "(" + b.L.String() + " " + b.Op.String() + " " + b.R.String() + ")" }
+func (n Not) String() string    { return "(NOT " + n.E.String() + ")" }
+func (n Neg) String() string    { return "(- " + n.E.String() + ")" }
+
+func (n IsNull) String() string {
+	if n.Negated {
+		return "(" + n.E.String() + " IS NOT NULL)"
+	}
+	return "(" + n.E.String() + " IS NULL)"
+}
+
+func (c Cast) String() string  { return "CAST(" + c.E.String() + " AS " + c.To.String() + ")" }
+func (a Alias) String() string { return a.E.String() + " AS " + a.Name }
+
+func (w Window) String() string {
+	if w.Slide == w.Size {
+		return fmt.Sprintf("window(%s, %s)", w.Time, w.Size)
+	}
+	return fmt.Sprintf("window(%s, %s, %s)", w.Time, w.Size, w.Slide)
+}
+
+func (a Agg) String() string {
+	switch {
+	case a.Func == AggCountAll:
+		return "count(*)"
+	case a.Func == AggCountDistinct:
+		return "count(DISTINCT " + a.Arg.String() + ")"
+	default:
+		return a.Func.String() + "(" + a.Arg.String() + ")"
+	}
+}
+
+// OutputName is the column name an expression gets in a projection: the
+// alias, the column name, or the expression text as Spark does.
+func OutputName(e Expr) string {
+	switch e := e.(type) {
+	case Alias:
+		return e.Name
+	case ColumnRef:
+		return e.Name
+	case Window:
+		return "window"
+	default:
+		return e.String()
+	}
+}
+
+// Unalias strips an Alias.
+func Unalias(e Expr) Expr {
+	if a, ok := e.(Alias); ok {
+		return a.E
+	}
+	return e
+}
+
+// Walk calls fn on e and every sub-expression, depth first.
+func Walk(e Expr, fn func(Expr)) {
+	fn(e)
+	switch e := e.(type) {
+	case Binary:
+		Walk(e.L, fn)
+		Walk(e.R, fn)
+	case Not:
+		Walk(e.E, fn)
+	case Neg:
+		Walk(e.E, fn)
+	case IsNull:
+		Walk(e.E, fn)
+	case Cast:
+		Walk(e.E, fn)
+	case Alias:
+		Walk(e.E, fn)
+	case Window:
+		Walk(e.Time, fn)
+	case Agg:
+		if e.Arg != nil {
+			Walk(e.Arg, fn)
+		}
+	}
+}

@@ -1,0 +1,218 @@
+package plan
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/millrace/millrace/columnar"
+)
+
+// WindowType is the type of a window column: struct<start, end> of
+// timestamps, as Spark's window() returns.
+var WindowType = arrow.StructOf(
+	arrow.Field{Name: "start", Type: columnar.Timestamp, Nullable: false},
+	arrow.Field{Name: "end", Type: columnar.Timestamp, Nullable: false},
+)
+
+// LiteralType returns the Arrow type of a literal value.
+func LiteralType(v any) (arrow.DataType, error) {
+	switch v.(type) {
+	case nil:
+		return arrow.Null, nil
+	case bool:
+		return arrow.FixedWidthTypes.Boolean, nil
+	case int32:
+		return arrow.PrimitiveTypes.Int32, nil
+	case int, int64:
+		return arrow.PrimitiveTypes.Int64, nil
+	case float64, float32:
+		return arrow.PrimitiveTypes.Float64, nil
+	case string:
+		return arrow.BinaryTypes.String, nil
+	case time.Time:
+		return columnar.Timestamp, nil
+	}
+	return nil, fmt.Errorf("unsupported literal %v of Go type %T", v, v)
+}
+
+// NormalizeLiteral converts a literal to the Go type the kernels take:
+// int64, int32, float64, string, bool, or int64 microseconds for times.
+func NormalizeLiteral(v any) any {
+	switch v := v.(type) {
+	case int:
+		return int64(v)
+	case float32:
+		return float64(v)
+	case time.Time:
+		return v.UnixMicro()
+	}
+	return v
+}
+
+func isInteger(t arrow.DataType) bool {
+	return t.ID() == arrow.INT64 || t.ID() == arrow.INT32
+}
+
+func isNumeric(t arrow.DataType) bool {
+	return isInteger(t) || t.ID() == arrow.FLOAT64
+}
+
+// comparable reports whether values of types a and b can be compared.
+func comparable(a, b arrow.DataType) bool {
+	if a.ID() == arrow.NULL || b.ID() == arrow.NULL {
+		return true
+	}
+	switch {
+	case isNumeric(a) && isNumeric(b):
+		return true
+	case a.ID() == arrow.TIMESTAMP && b.ID() == arrow.TIMESTAMP:
+		return true
+	default:
+		return arrow.TypeEqual(a, b)
+	}
+}
+
+// TypeOf resolves e against schema and returns its type.
+func TypeOf(e Expr, s *arrow.Schema) (arrow.DataType, error) {
+	switch e := e.(type) {
+	case ColumnRef:
+		i, err := columnar.FieldIndex(s, e.Name)
+		if err != nil {
+			return nil, err
+		}
+		return s.Field(i).Type, nil
+	case Literal:
+		return LiteralType(e.Value)
+	case Alias:
+		return TypeOf(e.E, s)
+	case Neg:
+		t, err := TypeOf(e.E, s)
+		if err != nil {
+			return nil, err
+		}
+		if !isNumeric(t) {
+			return nil, fmt.Errorf("cannot negate %s of type %s", e.E, columnar.TypeName(t))
+		}
+		return widen(t), nil
+	case Not:
+		t, err := TypeOf(e.E, s)
+		if err != nil {
+			return nil, err
+		}
+		if t.ID() != arrow.BOOL {
+			return nil, fmt.Errorf("NOT needs a boolean, %s is %s", e.E, columnar.TypeName(t))
+		}
+		return t, nil
+	case IsNull:
+		if _, err := TypeOf(e.E, s); err != nil {
+			return nil, err
+		}
+		return arrow.FixedWidthTypes.Boolean, nil
+	case Cast:
+		t, err := TypeOf(e.E, s)
+		if err != nil {
+			return nil, err
+		}
+		if !castable(t, e.To) {
+			return nil, fmt.Errorf("cannot cast %s from %s to %s", e.E, columnar.TypeName(t), columnar.TypeName(e.To))
+		}
+		return e.To, nil
+	case Binary:
+		return binaryType(e, s)
+	case Window:
+		t, err := TypeOf(e.Time, s)
+		if err != nil {
+			return nil, err
+		}
+		if t.ID() != arrow.TIMESTAMP {
+			return nil, fmt.Errorf("window() needs a timestamp column, %s is %s", e.Time, columnar.TypeName(t))
+		}
+		if e.Size <= 0 || e.Slide <= 0 || e.Slide > e.Size {
+			return nil, fmt.Errorf("window(%s): size and slide must be positive and slide <= size, got size %s slide %s", e.Time, e.Size, e.Slide)
+		}
+		return WindowType, nil
+	case Agg:
+		return aggType(e, s)
+	}
+	return nil, fmt.Errorf("unknown expression %T", e)
+}
+
+func widen(t arrow.DataType) arrow.DataType {
+	if isInteger(t) {
+		return arrow.PrimitiveTypes.Int64
+	}
+	return t
+}
+
+func castable(from, to arrow.DataType) bool {
+	ok := func(t arrow.DataType) bool {
+		switch t.ID() {
+		case arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.BOOL, arrow.STRING, arrow.TIMESTAMP, arrow.NULL:
+			return true
+		}
+		return false
+	}
+	return ok(from) && ok(to)
+}
+
+func binaryType(e Binary, s *arrow.Schema) (arrow.DataType, error) {
+	lt, err := TypeOf(e.L, s)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := TypeOf(e.R, s)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case e.Op == OpAnd || e.Op == OpOr:
+		if lt.ID() != arrow.BOOL || rt.ID() != arrow.BOOL {
+			return nil, fmt.Errorf("%s needs booleans: %s is %s, %s is %s", e.Op, e.L, columnar.TypeName(lt), e.R, columnar.TypeName(rt))
+		}
+		return arrow.FixedWidthTypes.Boolean, nil
+	case e.Op.IsComparison():
+		if !comparable(lt, rt) {
+			return nil, fmt.Errorf("type mismatch in %s: cannot compare %s with %s", e, columnar.TypeName(lt), columnar.TypeName(rt))
+		}
+		return arrow.FixedWidthTypes.Boolean, nil
+	default:
+		if !isNumeric(lt) || !isNumeric(rt) {
+			return nil, fmt.Errorf("type mismatch in %s: arithmetic needs numbers, got %s and %s", e, columnar.TypeName(lt), columnar.TypeName(rt))
+		}
+		if e.Op == OpDiv || lt.ID() == arrow.FLOAT64 || rt.ID() == arrow.FLOAT64 {
+			return arrow.PrimitiveTypes.Float64, nil
+		}
+		return arrow.PrimitiveTypes.Int64, nil
+	}
+}
+
+func aggType(e Agg, s *arrow.Schema) (arrow.DataType, error) {
+	if e.Func == AggCountAll {
+		return arrow.PrimitiveTypes.Int64, nil
+	}
+	t, err := TypeOf(e.Arg, s)
+	if err != nil {
+		return nil, err
+	}
+	switch e.Func {
+	case AggCount, AggCountDistinct:
+		return arrow.PrimitiveTypes.Int64, nil
+	case AggAvg:
+		if !isNumeric(t) {
+			return nil, fmt.Errorf("avg(%s): needs a number, got %s", e.Arg, columnar.TypeName(t))
+		}
+		return arrow.PrimitiveTypes.Float64, nil
+	case AggSum:
+		if !isNumeric(t) {
+			return nil, fmt.Errorf("sum(%s): needs a number, got %s", e.Arg, columnar.TypeName(t))
+		}
+		return widen(t), nil
+	default: // min, max
+		switch t.ID() {
+		case arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.TIMESTAMP:
+			return widen(t), nil
+		}
+		return nil, fmt.Errorf("%s(%s): needs a number or timestamp, got %s", e.Func, e.Arg, columnar.TypeName(t))
+	}
+}

@@ -1,0 +1,198 @@
+package millrace
+
+import (
+	"errors"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/millrace/millrace/plan"
+	"github.com/millrace/millrace/sources"
+)
+
+// Stream is an unbounded table: a logical plan under construction. Methods
+// return new Streams; the first analysis error is kept and returned by
+// Start.
+type Stream struct {
+	node plan.Node
+	err  error
+}
+
+// ReadStream starts a stream from a source.
+func ReadStream(src sources.Source) *Stream {
+	if src == nil {
+		return &Stream{err: errors.New("readStream: source is nil")}
+	}
+	return &Stream{node: &plan.Scan{Source: src}}
+}
+
+// Schema returns the stream's schema (nil if the stream has an error).
+func (s *Stream) Schema() *arrow.Schema {
+	if s.err != nil {
+		return nil
+	}
+	return s.node.Schema()
+}
+
+// Err returns the first analysis error of the stream, if any.
+func (s *Stream) Err() error { return s.err }
+
+// Plan returns the logical plan (nil if the stream has an error).
+func (s *Stream) Plan() plan.Node { return s.node }
+
+// Explain renders the logical plan.
+func (s *Stream) Explain() string {
+	if s.err != nil {
+		return "invalid plan: " + s.err.Error()
+	}
+	return plan.Explain(s.node)
+}
+
+func (s *Stream) then(n plan.Node, err error) *Stream {
+	if s.err != nil {
+		return s
+	}
+	if err != nil {
+		return &Stream{err: err}
+	}
+	return &Stream{node: n}
+}
+
+func exprs(cols []Column) []plan.Expr {
+	out := make([]plan.Expr, len(cols))
+	for i, c := range cols {
+		out[i] = c.e
+	}
+	return out
+}
+
+// Select computes a new set of columns.
+func (s *Stream) Select(cols ...Column) *Stream {
+	if s.err != nil {
+		return s
+	}
+	return s.then(plan.NewProject(s.node, exprs(cols)))
+}
+
+// SelectCols selects columns by name.
+func (s *Stream) SelectCols(names ...string) *Stream {
+	cols := make([]Column, len(names))
+	for i, n := range names {
+		cols[i] = Col(n)
+	}
+	return s.Select(cols...)
+}
+
+// Filter keeps the rows where cond is true.
+func (s *Stream) Filter(cond Column) *Stream {
+	if s.err != nil {
+		return s
+	}
+	return s.then(plan.NewFilter(s.node, cond.e))
+}
+
+// Where is Filter.
+func (s *Stream) Where(cond Column) *Stream { return s.Filter(cond) }
+
+// WithColumn adds a column, or replaces the column of that name.
+func (s *Stream) WithColumn(name string, c Column) *Stream {
+	if s.err != nil {
+		return s
+	}
+	var cols []plan.Expr
+	replaced := false
+	for _, f := range s.node.Schema().Fields() {
+		if f.Name == name {
+			cols = append(cols, plan.Alias{E: c.e, Name: name})
+			replaced = true
+			continue
+		}
+		cols = append(cols, plan.ColumnRef{Name: f.Name})
+	}
+	if !replaced {
+		cols = append(cols, plan.Alias{E: c.e, Name: name})
+	}
+	return s.then(plan.NewProject(s.node, cols))
+}
+
+// WithColumnRenamed renames a column.
+func (s *Stream) WithColumnRenamed(from, to string) *Stream {
+	if s.err != nil {
+		return s
+	}
+	var cols []plan.Expr
+	for _, f := range s.node.Schema().Fields() {
+		if f.Name == from {
+			cols = append(cols, plan.Alias{E: plan.ColumnRef{Name: f.Name}, Name: to})
+			continue
+		}
+		cols = append(cols, plan.ColumnRef{Name: f.Name})
+	}
+	return s.then(plan.NewProject(s.node, cols))
+}
+
+// Drop removes columns by name (unknown names are ignored, as in Spark).
+func (s *Stream) Drop(names ...string) *Stream {
+	if s.err != nil {
+		return s
+	}
+	drop := map[string]bool{}
+	for _, n := range names {
+		drop[n] = true
+	}
+	var cols []plan.Expr
+	for _, f := range s.node.Schema().Fields() {
+		if !drop[f.Name] {
+			cols = append(cols, plan.ColumnRef{Name: f.Name})
+		}
+	}
+	return s.then(plan.NewProject(s.node, cols))
+}
+
+// WithWatermark declares col as the stream's event time with an allowed
+// lateness of delay: the watermark is max(event time seen) − delay, and
+// stateful operators drop rows older than it and close their state.
+func (s *Stream) WithWatermark(col string, delay time.Duration) *Stream {
+	if s.err != nil {
+		return s
+	}
+	return s.then(plan.NewWatermark(s.node, col, delay))
+}
+
+// Union appends the rows of other streams with the same schema.
+func (s *Stream) Union(others ...*Stream) *Stream {
+	if s.err != nil {
+		return s
+	}
+	inputs := []plan.Node{s.node}
+	for _, o := range others {
+		if o.err != nil {
+			return o
+		}
+		inputs = append(inputs, o.node)
+	}
+	return s.then(plan.NewUnion(inputs))
+}
+
+// GroupBy starts a grouped aggregation by the given keys (columns or a
+// Window).
+func (s *Stream) GroupBy(keys ...Column) *GroupedStream {
+	return &GroupedStream{s: s, keys: keys}
+}
+
+// GroupedStream is a stream grouped by keys, waiting for Agg.
+type GroupedStream struct {
+	s    *Stream
+	keys []Column
+}
+
+// Agg computes aggregates per group (Count, Sum, Min, Max, Avg,
+// CountDistinct, each optionally renamed with As).
+func (g *GroupedStream) Agg(aggs ...Column) *Stream {
+	if g.s.err != nil {
+		return g.s
+	}
+	return g.s.then(plan.NewAggregate(g.s.node, exprs(g.keys), exprs(aggs)))
+}
+
+// Count is Agg(Count().As("count")).
+func (g *GroupedStream) Count() *Stream { return g.Agg(Count().As("count")) }

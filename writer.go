@@ -1,0 +1,116 @@
+package millrace
+
+import (
+	"context"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace/exec"
+	"github.com/millrace/millrace/sinks"
+	"github.com/millrace/millrace/sources"
+)
+
+// OutputMode says which result rows each trigger writes.
+type OutputMode = sinks.OutputMode
+
+// Output modes.
+const (
+	// Append writes rows once, when they can no longer change.
+	Append = sinks.Append
+	// Update writes the rows that changed in the trigger.
+	Update = sinks.Update
+	// Complete writes the whole result every trigger.
+	Complete = sinks.Complete
+)
+
+// Trigger says when micro-batches run.
+type Trigger = exec.Trigger
+
+// ProcessingTime runs a micro-batch every interval (0: as soon as the
+// previous one ends and there is new data).
+func ProcessingTime(interval time.Duration) Trigger {
+	return Trigger{Kind: exec.TriggerProcessingTime, Interval: interval}
+}
+
+// Once runs a single micro-batch with everything available, then stops.
+func Once() Trigger { return Trigger{Kind: exec.TriggerOnce} }
+
+// AvailableNow processes everything available at start, in as many
+// micro-batches as read limits allow, then stops.
+func AvailableNow() Trigger { return Trigger{Kind: exec.TriggerAvailableNow} }
+
+// Query is a running streaming query.
+type Query = exec.Query
+
+// Progress is the report of one trigger (Spark's StreamingQueryProgress).
+type Progress = exec.Progress
+
+// Listener receives query events (Spark's StreamingQueryListener).
+type Listener = exec.Listener
+
+// StreamWriter configures how a stream is written; Start runs it.
+type StreamWriter struct {
+	s   *Stream
+	cfg exec.Config
+}
+
+// WriteStream starts configuring the query that writes s to sink.
+func (s *Stream) WriteStream(sink sinks.Sink) *StreamWriter {
+	return &StreamWriter{s: s, cfg: exec.Config{Sink: sink, Mode: Append, Trigger: ProcessingTime(0)}}
+}
+
+// OutputMode sets the output mode (default Append).
+func (w *StreamWriter) OutputMode(m OutputMode) *StreamWriter { w.cfg.Mode = m; return w }
+
+// Trigger sets the trigger (default ProcessingTime(0)).
+func (w *StreamWriter) Trigger(t Trigger) *StreamWriter { w.cfg.Trigger = t; return w }
+
+// QueryName names the query in progress events.
+func (w *StreamWriter) QueryName(name string) *StreamWriter { w.cfg.Name = name; return w }
+
+// Checkpoint sets the checkpoint directory that makes the query
+// exactly-once across restarts.
+func (w *StreamWriter) Checkpoint(dir string) *StreamWriter { w.cfg.CheckpointDir = dir; return w }
+
+// Parallelism sets the number of worker goroutines (default GOMAXPROCS).
+func (w *StreamWriter) Parallelism(n int) *StreamWriter { w.cfg.Parallelism = n; return w }
+
+// StatePartitions sets the number of state partitions of stateful
+// operators (default 16). It is fixed at a checkpoint's first start.
+func (w *StreamWriter) StatePartitions(n int) *StreamWriter { w.cfg.StatePartitions = n; return w }
+
+// LateDataSink routes rows dropped by the watermark to sink instead of
+// discarding them (they are counted either way).
+func (w *StreamWriter) LateDataSink(sink sinks.Sink) *StreamWriter { w.cfg.LateSink = sink; return w }
+
+// MaxRowsPerTrigger bounds the records each trigger reads.
+func (w *StreamWriter) MaxRowsPerTrigger(n int64) *StreamWriter {
+	w.cfg.ReadLimit.MaxRows = n
+	return w
+}
+
+// ReadLimit bounds what each trigger reads.
+func (w *StreamWriter) ReadLimit(l sources.ReadLimit) *StreamWriter { w.cfg.ReadLimit = l; return w }
+
+// Allocator sets the Arrow allocator of the query (tests use a checked one).
+func (w *StreamWriter) Allocator(mem memory.Allocator) *StreamWriter { w.cfg.Allocator = mem; return w }
+
+// Listener adds a listener for query events.
+func (w *StreamWriter) Listener(l Listener) *StreamWriter {
+	w.cfg.Listeners = append(w.cfg.Listeners, l)
+	return w
+}
+
+// Clock sets the processing-time clock (tests fix it).
+func (w *StreamWriter) Clock(now func() time.Time) *StreamWriter { w.cfg.Clock = now; return w }
+
+// Start analyzes the query and starts it. Analysis errors (unknown
+// columns, type mismatches, an output mode the query cannot support) are
+// returned here.
+func (w *StreamWriter) Start(ctx context.Context) (*Query, error) {
+	if w.s.err != nil {
+		return nil, w.s.err
+	}
+	w.cfg.Plan = w.s.node
+	return exec.Start(ctx, w.cfg)
+}
