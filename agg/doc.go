@@ -22,7 +22,7 @@
 // Keys are stored columnar, per group: fixed-width columns widened to int64
 // (floats normalised), strings and binary in a byte arena with offsets, a
 // null flag per group. Lookup is open addressing with linear probing over a
-// power-of-two slot array (load <= 3/4); the slot of a hash is its high bits.
+// power-of-two slot array (load <= 1/2); the slot of a hash is its high bits.
 // There are three probe paths, chosen once per table:
 //
 //   - one int32/int64/timestamp key: a slot holds the key inline beside the

@@ -38,7 +38,10 @@ func fmix(h uint64) uint64 {
 // hashInt64 is the hash used by the single integer key path: Fibonacci
 // hashing, whose high bits (the slot) are well spread for any key pattern
 // that differs in some bits.
-func hashInt64(v int64) uint64 { return uint64(v) * hashK1 }
+func hashInt64(v int64) uint64 {
+	h := uint64(v) * hashK1
+	return (h ^ h>>32) * hashK2
+}
 
 // hashBytes hashes a byte string, 8 bytes at a time.
 func hashBytes(b []byte) uint64 {

@@ -44,7 +44,7 @@ type HashTable struct {
 	// the slot of hash h is h>>shift.
 	shift uint
 	mask  uint64
-	limit int // grow when n reaches limit (3/4 load)
+	limit int // grow when n reaches limit (1/2 load)
 
 	islots []intSlot // modeInt
 	slots  []uint64  // modeBytes, modeGeneric: tag<<32 | group+1, 0 = empty
@@ -87,7 +87,7 @@ func NewHashTable(keyTypes []arrow.DataType) (*HashTable, error) {
 func (h *HashTable) alloc(n int) {
 	h.shift = uint(64 - bits.TrailingZeros(uint(n)))
 	h.mask = uint64(n - 1)
-	h.limit = n/2 + n/4
+	h.limit = n / 2
 	if h.mode == modeInt {
 		h.islots = make([]intSlot, n)
 	} else {
@@ -98,7 +98,7 @@ func (h *HashTable) alloc(n int) {
 // slotsFor returns the slot count that holds n groups below the load limit.
 func slotsFor(n int) int {
 	s := minSlots
-	for s/2+s/4 <= n {
+	for s/2 <= n {
 		s *= 2
 	}
 	return s

@@ -39,17 +39,17 @@ var testSpecs = []Spec{
 
 // oracleState is the naive row-at-a-time result of testSpecs for one key.
 type oracleState struct {
-	n                           int64
-	countI                      int64
-	sumI, sumI32                int64
-	sumF                        float64
+	n                            int64
+	countI                       int64
+	sumI, sumI32                 int64
+	sumF                         float64
 	seenI, seenF, seenI32, seenT bool
-	minI, maxI, minT, minI32    int64
-	maxF                        float64
-	avgI32N, avgFN              int64
-	avgI32S, avgFS              float64
-	ds                          map[string]bool
-	di                          map[int64]bool
+	minI, maxI, minT, minI32     int64
+	maxF                         float64
+	avgI32N, avgFN               int64
+	avgI32S, avgFS               float64
+	ds                           map[string]bool
+	di                           map[int64]bool
 }
 
 func (s *oracleState) add(args []arrow.Array, r int) {

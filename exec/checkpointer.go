@@ -12,7 +12,7 @@ func openCheckpointer(q *Query) (*checkpointer, error) {
 	return nil, fmt.Errorf("checkpoint %s: checkpointing is not built yet", q.cfg.CheckpointDir)
 }
 
-func (c *checkpointer) recover(ctx interface{}) error        { return nil }
-func (c *checkpointer) writeOffsets(b *batchRun) error        { return nil }
+func (c *checkpointer) recover(ctx interface{}) error          { return nil }
+func (c *checkpointer) writeOffsets(b *batchRun) error         { return nil }
 func (c *checkpointer) commit(b *batchRun, nextWM int64) error { return nil }
-func (c *checkpointer) close()                                {}
+func (c *checkpointer) close()                                 {}

@@ -13,13 +13,13 @@ import (
 )
 
 type family struct {
-	Name    string // function name stem
-	TParams string // type parameter list, with brackets, or ""
-	Args    string // value arguments
+	Name     string // function name stem
+	TParams  string // type parameter list, with brackets, or ""
+	Args     string // value arguments
 	CallArgs string // the same arguments as call expressions
-	Len     string // expression for the row count in the all-rows loop
-	Prelude string // statements before the all-rows loop (BCE hints)
-	Expr    string // comparison, with OP for the operator and r for the row
+	Len      string // expression for the row count in the all-rows loop
+	Prelude  string // statements before the all-rows loop (BCE hints)
+	Expr     string // comparison, with OP for the operator and r for the row
 }
 
 type op struct{ Name, Sym string }

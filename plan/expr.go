@@ -141,9 +141,11 @@ func (l Literal) String() string {
 	}
 }
 
-func (b Binary) String() string { return "(" + b.L.String() + " " + b.Op.String() + " " + b.R.String() + ")" }
-func (n Not) String() string    { return "(NOT " + n.E.String() + ")" }
-func (n Neg) String() string    { return "(- " + n.E.String() + ")" }
+func (b Binary) String() string {
+	return "(" + b.L.String() + " " + b.Op.String() + " " + b.R.String() + ")"
+}
+func (n Not) String() string { return "(NOT " + n.E.String() + ")" }
+func (n Neg) String() string { return "(- " + n.E.String() + ")" }
 
 func (n IsNull) String() string {
 	if n.Negated {

@@ -9,10 +9,10 @@ import (
 	_ "github.com/apache/arrow-go/v18/arrow/memory"
 	_ "github.com/apache/arrow-go/v18/parquet/pqarrow"
 	_ "github.com/cockroachdb/pebble/v2"
+	_ "github.com/goccy/go-json"
 	_ "github.com/klauspost/compress/zstd"
 	_ "github.com/parquet-go/parquet-go"
 	_ "github.com/schollz/progressbar/v3"
 	_ "github.com/segmentio/kafka-go"
 	_ "github.com/spf13/cobra"
-	_ "github.com/goccy/go-json"
 )
