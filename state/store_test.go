@@ -3,6 +3,7 @@ package state
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -236,9 +237,15 @@ func TestSentinels(t *testing.T) {
 	if !errors.Is(err, ErrWrongQuery) || !strings.Contains(err.Error(), "q1") || !strings.Contains(err.Error(), "q2") || !strings.Contains(err.Error(), dir) {
 		t.Fatalf("wrong query: %v", err)
 	}
-	// An empty directory (e.g. created by the checkpoint layout) is missing too.
+	// An empty directory (as the checkpoint layout creates) is missing too.
 	empty := filepath.Join(root, "empty")
-	s, err = Open(empty, Options{QueryID: "q"}) // creates it
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(empty, Options{QueryID: "q", MustExist: true}); !errors.Is(err, ErrMissing) {
+		t.Fatalf("MustExist on empty dir: %v", err)
+	}
+	s, err = Open(empty, Options{QueryID: "q"}) // creates the store
 	if err != nil {
 		t.Fatal(err)
 	}

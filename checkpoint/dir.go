@@ -1,0 +1,305 @@
+package checkpoint
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Names of the checkpoint layout, as in Spark.
+const (
+	metadataFile = "metadata"
+	offsetsDir   = "offsets"
+	commitsDir   = "commits"
+	sourcesDir   = "sources"
+	stateDir     = "state"
+)
+
+// DefaultRetain is how many committed batches Purge keeps by default
+// (Spark's spark.sql.streaming.minBatchesToRetain).
+const DefaultRetain = 100
+
+// Dir is an open checkpoint directory. Its methods are safe for concurrent
+// use, but one process at a time may write a checkpoint.
+type Dir struct {
+	path string
+
+	mu sync.Mutex
+	// Batch ids present in the logs, -1 when a log is empty. The offsets
+	// ids are contiguous [offMin, offMax], the commits ids [comMin, comMax].
+	offMin, offMax int64
+	comMin, comMax int64
+	numSources     int // from the metadata, 0 if unknown
+}
+
+// Metadata is the checkpoint's metadata file: Spark's {"id": …} plus
+// Millrace's fixed query properties, written once at the first start.
+type Metadata struct {
+	// ID is the query id (a UUID), stable across restarts.
+	ID string `json:"id"`
+	// NumStatePartitions is the number of state partitions, fixed for the
+	// life of the checkpoint.
+	NumStatePartitions int `json:"numStatePartitions,omitempty"`
+	// NumSources is the number of sources of the query; offsets files have
+	// one line per source.
+	NumSources int `json:"numSources,omitempty"`
+	// Fingerprint describes the plan's stateful shape (operators, keys,
+	// schemas); a restart with a different fingerprint is refused.
+	Fingerprint json.RawMessage `json:"planFingerprint,omitempty"`
+}
+
+// Open opens the checkpoint at path, creating the layout if absent. If the
+// checkpoint exists, Open validates the metadata, the logs' batch ids and the
+// latest offsets and commit files, and removes temporary files a crash left.
+func Open(path string) (*Dir, error) {
+	return open(path, true)
+}
+
+func open(path string, create bool) (*Dir, error) {
+	d := &Dir{path: path}
+	for _, sub := range []string{"", offsetsDir, commitsDir} {
+		p := filepath.Join(path, sub)
+		st, err := os.Stat(p)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && (sub != "" || create) {
+				continue // created below, or absent from an inspected checkpoint
+			}
+			return nil, fmt.Errorf("checkpoint: open %s: %w", path, err)
+		}
+		if !st.IsDir() {
+			return nil, corrupt("checkpoint layout", p, 0, nil, "not a directory")
+		}
+	}
+	if create {
+		for _, sub := range []string{"", offsetsDir, commitsDir, sourcesDir, stateDir} {
+			if err := os.MkdirAll(filepath.Join(path, sub), 0o755); err != nil {
+				return nil, fmt.Errorf("checkpoint: create %s: %w", path, err)
+			}
+		}
+		for _, sub := range []string{"", offsetsDir, commitsDir} {
+			if err := removeTemps(filepath.Join(path, sub)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	m, ok, err := d.Metadata()
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		d.numSources = m.NumSources
+	}
+	if err := d.scanLogs(); err != nil {
+		return nil, err
+	}
+	// Validate the files recovery reads first.
+	if d.offMax >= 0 {
+		if _, err := d.readOffsets(d.offMax); err != nil {
+			return nil, err
+		}
+	}
+	if d.comMax >= 0 {
+		if _, err := d.readCommit(d.comMax); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// Path returns the checkpoint directory.
+func (d *Dir) Path() string { return d.path }
+
+// StateDir returns the state store's directory.
+func (d *Dir) StateDir() string { return filepath.Join(d.path, stateDir) }
+
+// SourceDir returns the metadata directory of source i (0-based, in query
+// order), creating it if needed.
+func (d *Dir) SourceDir(i int) string {
+	p := filepath.Join(d.path, sourcesDir, strconv.Itoa(i))
+	os.MkdirAll(p, 0o755) // an error here surfaces when the source writes
+	return p
+}
+
+// Metadata reads the metadata file; false if there is none yet.
+func (d *Dir) Metadata() (Metadata, bool, error) {
+	p := filepath.Join(d.path, metadataFile)
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Metadata{}, false, nil
+	}
+	if err != nil {
+		return Metadata{}, false, fmt.Errorf("checkpoint: read %s: %w", p, err)
+	}
+	var m Metadata
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&m); err != nil {
+		return Metadata{}, false, corrupt("metadata file", p, 1, err, "")
+	}
+	if m.ID == "" {
+		return Metadata{}, false, corrupt("metadata file", p, 1, nil, "no query id")
+	}
+	return m, true, nil
+}
+
+// WriteMetadata writes the metadata file; it fails with ErrExists if one is
+// already written.
+func (d *Dir) WriteMetadata(m Metadata) error {
+	p := filepath.Join(d.path, metadataFile)
+	if m.ID == "" {
+		return fmt.Errorf("checkpoint: write %s: empty query id", p)
+	}
+	if _, ok, err := d.Metadata(); err != nil {
+		return err
+	} else if ok {
+		return fmt.Errorf("checkpoint: metadata %s already written: %w", p, ErrExists)
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("checkpoint: write %s: %w", p, err)
+	}
+	if err := WriteFileAtomic(p, append(data, '\n')); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	d.numSources = m.NumSources
+	d.mu.Unlock()
+	return nil
+}
+
+// Ensure is the compatibility check of a (re)starting query. With no
+// metadata yet it writes want (generating an id if empty) and returns it.
+// Otherwise it returns the recorded metadata after checking that want agrees
+// with it: a zero NumStatePartitions, NumSources or empty Fingerprint in want
+// means "whatever was recorded"; any other difference is ErrIncompatible.
+func (d *Dir) Ensure(want Metadata) (Metadata, error) {
+	have, ok, err := d.Metadata()
+	if err != nil {
+		return Metadata{}, err
+	}
+	if !ok {
+		if want.ID == "" {
+			want.ID = NewQueryID()
+		}
+		return want, d.WriteMetadata(want)
+	}
+	p := filepath.Join(d.path, metadataFile)
+	switch {
+	case want.ID != "" && want.ID != have.ID:
+		return have, fmt.Errorf("checkpoint: %s belongs to query %s, not %s: use another checkpoint directory: %w",
+			d.path, have.ID, want.ID, ErrIncompatible)
+	case want.NumStatePartitions != 0 && want.NumStatePartitions != have.NumStatePartitions:
+		return have, fmt.Errorf("checkpoint: %s records %d state partitions but the query asks for %d: "+
+			"the partition count is fixed per checkpoint; drop the setting or use a new checkpoint directory: %w",
+			p, have.NumStatePartitions, want.NumStatePartitions, ErrIncompatible)
+	case want.NumSources != 0 && have.NumSources != 0 && want.NumSources != have.NumSources:
+		return have, fmt.Errorf("checkpoint: %s records %d sources but the query has %d: "+
+			"use a new checkpoint directory for a changed query: %w", p, have.NumSources, want.NumSources, ErrIncompatible)
+	case len(want.Fingerprint) > 0 && len(have.Fingerprint) > 0 && !sameJSON(want.Fingerprint, have.Fingerprint):
+		return have, fmt.Errorf("checkpoint: the query's stateful plan differs from the one recorded in %s "+
+			"(recorded %s, now %s): state written by the old plan cannot be read by the new one; "+
+			"use a new checkpoint directory: %w", p, compactJSON(have.Fingerprint), compactJSON(want.Fingerprint), ErrIncompatible)
+	}
+	return have, nil
+}
+
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return bytes.Equal(a, b)
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+func compactJSON(a json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, a) != nil {
+		return string(a)
+	}
+	return b.String()
+}
+
+// listBatchIDs returns the sorted batch ids of a log directory. Names that are
+// not decimal batch ids (hidden files, Spark's .crc files) are ignored.
+func listBatchIDs(dir string) ([]int64, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: list %s: %w", dir, err)
+	}
+	var ids []int64
+	for _, e := range ents {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || name == "" || name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		id, err := strconv.ParseInt(name, 10, 64)
+		if err != nil || strconv.FormatInt(id, 10) != name {
+			continue
+		}
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids, nil
+}
+
+// scanLogs lists both logs and checks the invariants between their batch ids.
+func (d *Dir) scanLogs() error {
+	offDir, comDir := filepath.Join(d.path, offsetsDir), filepath.Join(d.path, commitsDir)
+	offs, err := listBatchIDs(offDir)
+	if err != nil {
+		return err
+	}
+	coms, err := listBatchIDs(comDir)
+	if err != nil {
+		return err
+	}
+	d.offMin, d.offMax, d.comMin, d.comMax = -1, -1, -1, -1
+	if err := contiguous("offsets log", offDir, offs); err != nil {
+		return err
+	}
+	if err := contiguous("commit log", comDir, coms); err != nil {
+		return err
+	}
+	if len(offs) > 0 {
+		d.offMin, d.offMax = offs[0], offs[len(offs)-1]
+	}
+	if len(coms) > 0 {
+		d.comMin, d.comMax = coms[0], coms[len(coms)-1]
+	}
+	switch {
+	case len(coms) > 0 && (len(offs) == 0 || d.comMin < d.offMin || d.comMax > d.offMax):
+		missing := d.comMax
+		if len(offs) > 0 && d.comMin < d.offMin {
+			missing = d.comMin
+		}
+		return corrupt("commit log", comDir, 0, nil, "batch %d is committed but %s has no offsets for it",
+			missing, filepath.Join(d.path, offsetsDir))
+	case len(coms) > 0 && d.offMax > d.comMax+1:
+		return corrupt("offsets log", offDir, 0, nil,
+			"offsets go up to batch %d but batch %d was never committed", d.offMax, d.comMax+1)
+	case len(coms) == 0 && len(offs) > 1:
+		return corrupt("offsets log", offDir, 0, nil,
+			"offsets for batches %d..%d but no batch was ever committed", d.offMin, d.offMax)
+	}
+	return nil
+}
+
+func contiguous(kind, dir string, ids []int64) error {
+	for i := 1; i < len(ids); i++ {
+		if ids[i] != ids[i-1]+1 {
+			return corrupt(kind, dir, 0, nil, "batch %d is missing between %d and %d", ids[i-1]+1, ids[i-1], ids[i])
+		}
+	}
+	return nil
+}

@@ -1,0 +1,37 @@
+package checkpoint
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Purge deletes the offsets and commit entries of all but the latest keep
+// committed batches (DefaultRetain is Spark's default). The uncommitted
+// latest offsets, if any, are always kept. Entries go oldest first, commit
+// before offsets, so a crash mid-purge leaves a valid checkpoint.
+func (d *Dir) Purge(keep int) error {
+	if keep < 1 {
+		return fmt.Errorf("checkpoint: purge %s: keep %d, want at least 1", d.path, keep)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.comMax < 0 {
+		return nil
+	}
+	threshold := d.comMax - int64(keep) + 1
+	for id := min(d.offMin, d.comMin); id < threshold; id++ {
+		for _, p := range []string{d.commitPath(id), d.offsetsPath(id)} {
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("checkpoint: purge: %w", err)
+			}
+		}
+		d.comMin, d.offMin = max(d.comMin, id+1), max(d.offMin, id+1)
+	}
+	if err := syncDir(filepath.Join(d.path, commitsDir)); err != nil {
+		return err
+	}
+	return syncDir(filepath.Join(d.path, offsetsDir))
+}
