@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/millrace/millrace/columnar"
+	"github.com/millrace/millrace/kernels"
 )
 
 // accumulator is the state of one aggregate for every group: typed slices
@@ -102,12 +103,11 @@ type countAcc struct {
 func (a *countAcc) resize(n int) { a.counts = growTo(a.counts, n, 0) }
 
 func (a *countAcc) update(groups []uint32, arg arrow.Array, sel []int32, _ []uint32) error {
-	if a.all || arg.NullN() == 0 {
-		countRows(a.counts, groups)
+	if a.all {
+		kernels.CountRows(a.counts, groups)
 		return nil
 	}
-	bm, off := validity(arg)
-	countValid(a.counts, groups, sel, bm, off)
+	kernels.CountNonNull(a.counts, groups, arg, sel)
 	return nil
 }
 
@@ -133,6 +133,23 @@ func (a *sumAcc[A]) resize(n int) {
 }
 
 func (a *sumAcc[A]) update(groups []uint32, arg arrow.Array, sel []int32, touched []uint32) error {
+	if arg.NullN() == 0 {
+		// One implementation of the plain loops: package kernels.
+		switch c := arg.(type) {
+		case *array.Int64:
+			if sums, ok := any(a.sums).([]int64); ok {
+				kernels.SumInt64(sums, groups, c, sel)
+				a.markSeen(touched)
+				return nil
+			}
+		case *array.Float64:
+			if sums, ok := any(a.sums).([]float64); ok {
+				kernels.SumFloat64(sums, groups, c, sel)
+				a.markSeen(touched)
+				return nil
+			}
+		}
+	}
 	switch c := arg.(type) {
 	case *array.Int64:
 		sumTyped(a, groups, c.Int64Values(), arg, sel, touched)
@@ -146,12 +163,16 @@ func (a *sumAcc[A]) update(groups []uint32, arg arrow.Array, sel []int32, touche
 	return nil
 }
 
+func (a *sumAcc[A]) markSeen(touched []uint32) {
+	for _, g := range touched {
+		a.seen[g] = true
+	}
+}
+
 func sumTyped[T number, A int64 | float64](a *sumAcc[A], groups []uint32, vals []T, arg arrow.Array, sel []int32, touched []uint32) {
 	if arg.NullN() == 0 {
 		sumLoop(a.sums, groups, vals, sel)
-		for _, g := range touched {
-			a.seen[g] = true
-		}
+		a.markSeen(touched)
 		return
 	}
 	bm, off := validity(arg)
@@ -228,8 +249,8 @@ func (a *avgAcc) resultType() (arrow.DataType, bool) { return arrow.PrimitiveTyp
 func (a *avgAcc) memory() int64                      { return int64(cap(a.sums)+cap(a.counts)) * 8 }
 
 // minMaxAcc is min(col) or max(col), of the input type. State starts at the
-// identity of the operation (so the no-null loop needs no seen test); NaN
-// inputs never win.
+// identity of the operation (so the no-null loop needs no seen test).
+// Comparisons with NaN are false, so a NaN only wins as a group's first value.
 type minMaxAcc[A int64 | float64] struct {
 	typ   arrow.DataType
 	isMax bool
@@ -262,12 +283,28 @@ func (a *minMaxAcc[A]) resize(n int) {
 func (a *minMaxAcc[A]) update(groups []uint32, arg arrow.Array, sel []int32, touched []uint32) error {
 	switch c := arg.(type) {
 	case *array.Int64:
+		if vals, ok := any(a.vals).([]int64); ok {
+			if a.isMax {
+				kernels.MaxInt64(vals, a.seen, groups, c, sel)
+			} else {
+				kernels.MinInt64(vals, a.seen, groups, c, sel)
+			}
+			return nil
+		}
 		minMaxTyped(a, groups, c.Int64Values(), arg, sel, touched)
 	case *array.Int32:
 		minMaxTyped(a, groups, c.Int32Values(), arg, sel, touched)
 	case *array.Timestamp:
 		minMaxTyped(a, groups, c.TimestampValues(), arg, sel, touched)
 	case *array.Float64:
+		if vals, ok := any(a.vals).([]float64); ok {
+			if a.isMax {
+				kernels.MaxFloat64(vals, a.seen, groups, c, sel)
+			} else {
+				kernels.MinFloat64(vals, a.seen, groups, c, sel)
+			}
+			return nil
+		}
 		minMaxTyped(a, groups, c.Float64Values(), arg, sel, touched)
 	default:
 		return fmt.Errorf("agg: min/max of %s", columnar.TypeName(arg.DataType()))

@@ -56,7 +56,11 @@
 //     Remove may allocate (they run per trigger, not per batch row).
 //
 // The accumulators are plain slices so that a later state store can export
-// and import them per group (see ExportGroup) keyed by the encoded key.
+// and import them per group, keyed by the encoded key (not built yet).
+//
+// The plain scatter loops for int64/float64 (count, sum, min, max) are the
+// ones of package kernels; loops.go holds the variants kernels lacks
+// (int32/timestamp inputs, sums that record which groups saw a value).
 //
 // Read next: package exec, which drives a Table per stateful operator and
 // partition.

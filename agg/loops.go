@@ -20,18 +20,6 @@ func countRows(counts []int64, groups []uint32) {
 	}
 }
 
-func countValid(counts []int64, groups []uint32, sel []int32, bm []byte, off int) {
-	for i, g := range groups {
-		r := i
-		if sel != nil {
-			r = int(sel[i])
-		}
-		if bitutil.BitIsSet(bm, off+r) {
-			counts[g]++
-		}
-	}
-}
-
 func sumLoop[T number, A int64 | float64](sums []A, groups []uint32, vals []T, sel []int32) {
 	if sel == nil {
 		vals = vals[:len(groups)]
