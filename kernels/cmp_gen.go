@@ -4,7 +4,7 @@ package kernels
 
 // cmpScalar dispatches Scalar comparisons on op and selection.
 // out must have capacity for every live row; the result reuses it.
-func cmpScalar[T int32 | int64 | float64](op CmpOp, vals []T, lit T, sel, out []int32) []int32 {
+func cmpScalar[T int32 | int64](op CmpOp, vals []T, lit T, sel, out []int32) []int32 {
 	if sel == nil {
 		switch op {
 		case Eq:
@@ -39,7 +39,7 @@ func cmpScalar[T int32 | int64 | float64](op CmpOp, vals []T, lit T, sel, out []
 	return out[:0]
 }
 
-func cmpScalarEqAll[T int32 | int64 | float64](vals []T, lit T, out []int32) []int32 {
+func cmpScalarEqAll[T int32 | int64](vals []T, lit T, out []int32) []int32 {
 	n := len(vals)
 	if n <= 0 {
 		return out[:0]
@@ -55,7 +55,7 @@ func cmpScalarEqAll[T int32 | int64 | float64](vals []T, lit T, out []int32) []i
 	return out[:k]
 }
 
-func cmpScalarEqSel[T int32 | int64 | float64](vals []T, lit T, sel, out []int32) []int32 {
+func cmpScalarEqSel[T int32 | int64](vals []T, lit T, sel, out []int32) []int32 {
 	out = out[:len(sel)]
 	k := 0
 	for _, r := range sel {
@@ -65,7 +65,7 @@ func cmpScalarEqSel[T int32 | int64 | float64](vals []T, lit T, sel, out []int32
 	return out[:k]
 }
 
-func cmpScalarNeAll[T int32 | int64 | float64](vals []T, lit T, out []int32) []int32 {
+func cmpScalarNeAll[T int32 | int64](vals []T, lit T, out []int32) []int32 {
 	n := len(vals)
 	if n <= 0 {
 		return out[:0]
@@ -81,7 +81,7 @@ func cmpScalarNeAll[T int32 | int64 | float64](vals []T, lit T, out []int32) []i
 	return out[:k]
 }
 
-func cmpScalarNeSel[T int32 | int64 | float64](vals []T, lit T, sel, out []int32) []int32 {
+func cmpScalarNeSel[T int32 | int64](vals []T, lit T, sel, out []int32) []int32 {
 	out = out[:len(sel)]
 	k := 0
 	for _, r := range sel {
@@ -91,7 +91,7 @@ func cmpScalarNeSel[T int32 | int64 | float64](vals []T, lit T, sel, out []int32
 	return out[:k]
 }
 
-func cmpScalarLtAll[T int32 | int64 | float64](vals []T, lit T, out []int32) []int32 {
+func cmpScalarLtAll[T int32 | int64](vals []T, lit T, out []int32) []int32 {
 	n := len(vals)
 	if n <= 0 {
 		return out[:0]
@@ -107,7 +107,7 @@ func cmpScalarLtAll[T int32 | int64 | float64](vals []T, lit T, out []int32) []i
 	return out[:k]
 }
 
-func cmpScalarLtSel[T int32 | int64 | float64](vals []T, lit T, sel, out []int32) []int32 {
+func cmpScalarLtSel[T int32 | int64](vals []T, lit T, sel, out []int32) []int32 {
 	out = out[:len(sel)]
 	k := 0
 	for _, r := range sel {
@@ -117,7 +117,7 @@ func cmpScalarLtSel[T int32 | int64 | float64](vals []T, lit T, sel, out []int32
 	return out[:k]
 }
 
-func cmpScalarLeAll[T int32 | int64 | float64](vals []T, lit T, out []int32) []int32 {
+func cmpScalarLeAll[T int32 | int64](vals []T, lit T, out []int32) []int32 {
 	n := len(vals)
 	if n <= 0 {
 		return out[:0]
@@ -133,7 +133,7 @@ func cmpScalarLeAll[T int32 | int64 | float64](vals []T, lit T, out []int32) []i
 	return out[:k]
 }
 
-func cmpScalarLeSel[T int32 | int64 | float64](vals []T, lit T, sel, out []int32) []int32 {
+func cmpScalarLeSel[T int32 | int64](vals []T, lit T, sel, out []int32) []int32 {
 	out = out[:len(sel)]
 	k := 0
 	for _, r := range sel {
@@ -143,7 +143,7 @@ func cmpScalarLeSel[T int32 | int64 | float64](vals []T, lit T, sel, out []int32
 	return out[:k]
 }
 
-func cmpScalarGtAll[T int32 | int64 | float64](vals []T, lit T, out []int32) []int32 {
+func cmpScalarGtAll[T int32 | int64](vals []T, lit T, out []int32) []int32 {
 	n := len(vals)
 	if n <= 0 {
 		return out[:0]
@@ -159,7 +159,7 @@ func cmpScalarGtAll[T int32 | int64 | float64](vals []T, lit T, out []int32) []i
 	return out[:k]
 }
 
-func cmpScalarGtSel[T int32 | int64 | float64](vals []T, lit T, sel, out []int32) []int32 {
+func cmpScalarGtSel[T int32 | int64](vals []T, lit T, sel, out []int32) []int32 {
 	out = out[:len(sel)]
 	k := 0
 	for _, r := range sel {
@@ -169,7 +169,7 @@ func cmpScalarGtSel[T int32 | int64 | float64](vals []T, lit T, sel, out []int32
 	return out[:k]
 }
 
-func cmpScalarGeAll[T int32 | int64 | float64](vals []T, lit T, out []int32) []int32 {
+func cmpScalarGeAll[T int32 | int64](vals []T, lit T, out []int32) []int32 {
 	n := len(vals)
 	if n <= 0 {
 		return out[:0]
@@ -185,7 +185,7 @@ func cmpScalarGeAll[T int32 | int64 | float64](vals []T, lit T, out []int32) []i
 	return out[:k]
 }
 
-func cmpScalarGeSel[T int32 | int64 | float64](vals []T, lit T, sel, out []int32) []int32 {
+func cmpScalarGeSel[T int32 | int64](vals []T, lit T, sel, out []int32) []int32 {
 	out = out[:len(sel)]
 	k := 0
 	for _, r := range sel {
@@ -583,7 +583,7 @@ func cmpStrGeSel(offs []int32, data []byte, lit string, sel, out []int32) []int3
 
 // cmpCols dispatches Cols comparisons on op and selection.
 // out must have capacity for every live row; the result reuses it.
-func cmpCols[T int32 | int64 | float64](op CmpOp, a, b []T, sel, out []int32) []int32 {
+func cmpCols[T int32 | int64](op CmpOp, a, b []T, sel, out []int32) []int32 {
 	if sel == nil {
 		switch op {
 		case Eq:
@@ -618,7 +618,7 @@ func cmpCols[T int32 | int64 | float64](op CmpOp, a, b []T, sel, out []int32) []
 	return out[:0]
 }
 
-func cmpColsEqAll[T int32 | int64 | float64](a, b []T, out []int32) []int32 {
+func cmpColsEqAll[T int32 | int64](a, b []T, out []int32) []int32 {
 	n := len(a)
 	if n <= 0 {
 		return out[:0]
@@ -634,7 +634,7 @@ func cmpColsEqAll[T int32 | int64 | float64](a, b []T, out []int32) []int32 {
 	return out[:k]
 }
 
-func cmpColsEqSel[T int32 | int64 | float64](a, b []T, sel, out []int32) []int32 {
+func cmpColsEqSel[T int32 | int64](a, b []T, sel, out []int32) []int32 {
 	out = out[:len(sel)]
 	k := 0
 	for _, r := range sel {
@@ -644,7 +644,7 @@ func cmpColsEqSel[T int32 | int64 | float64](a, b []T, sel, out []int32) []int32
 	return out[:k]
 }
 
-func cmpColsNeAll[T int32 | int64 | float64](a, b []T, out []int32) []int32 {
+func cmpColsNeAll[T int32 | int64](a, b []T, out []int32) []int32 {
 	n := len(a)
 	if n <= 0 {
 		return out[:0]
@@ -660,7 +660,7 @@ func cmpColsNeAll[T int32 | int64 | float64](a, b []T, out []int32) []int32 {
 	return out[:k]
 }
 
-func cmpColsNeSel[T int32 | int64 | float64](a, b []T, sel, out []int32) []int32 {
+func cmpColsNeSel[T int32 | int64](a, b []T, sel, out []int32) []int32 {
 	out = out[:len(sel)]
 	k := 0
 	for _, r := range sel {
@@ -670,7 +670,7 @@ func cmpColsNeSel[T int32 | int64 | float64](a, b []T, sel, out []int32) []int32
 	return out[:k]
 }
 
-func cmpColsLtAll[T int32 | int64 | float64](a, b []T, out []int32) []int32 {
+func cmpColsLtAll[T int32 | int64](a, b []T, out []int32) []int32 {
 	n := len(a)
 	if n <= 0 {
 		return out[:0]
@@ -686,7 +686,7 @@ func cmpColsLtAll[T int32 | int64 | float64](a, b []T, out []int32) []int32 {
 	return out[:k]
 }
 
-func cmpColsLtSel[T int32 | int64 | float64](a, b []T, sel, out []int32) []int32 {
+func cmpColsLtSel[T int32 | int64](a, b []T, sel, out []int32) []int32 {
 	out = out[:len(sel)]
 	k := 0
 	for _, r := range sel {
@@ -696,7 +696,7 @@ func cmpColsLtSel[T int32 | int64 | float64](a, b []T, sel, out []int32) []int32
 	return out[:k]
 }
 
-func cmpColsLeAll[T int32 | int64 | float64](a, b []T, out []int32) []int32 {
+func cmpColsLeAll[T int32 | int64](a, b []T, out []int32) []int32 {
 	n := len(a)
 	if n <= 0 {
 		return out[:0]
@@ -712,7 +712,7 @@ func cmpColsLeAll[T int32 | int64 | float64](a, b []T, out []int32) []int32 {
 	return out[:k]
 }
 
-func cmpColsLeSel[T int32 | int64 | float64](a, b []T, sel, out []int32) []int32 {
+func cmpColsLeSel[T int32 | int64](a, b []T, sel, out []int32) []int32 {
 	out = out[:len(sel)]
 	k := 0
 	for _, r := range sel {
@@ -722,7 +722,7 @@ func cmpColsLeSel[T int32 | int64 | float64](a, b []T, sel, out []int32) []int32
 	return out[:k]
 }
 
-func cmpColsGtAll[T int32 | int64 | float64](a, b []T, out []int32) []int32 {
+func cmpColsGtAll[T int32 | int64](a, b []T, out []int32) []int32 {
 	n := len(a)
 	if n <= 0 {
 		return out[:0]
@@ -738,7 +738,7 @@ func cmpColsGtAll[T int32 | int64 | float64](a, b []T, out []int32) []int32 {
 	return out[:k]
 }
 
-func cmpColsGtSel[T int32 | int64 | float64](a, b []T, sel, out []int32) []int32 {
+func cmpColsGtSel[T int32 | int64](a, b []T, sel, out []int32) []int32 {
 	out = out[:len(sel)]
 	k := 0
 	for _, r := range sel {
@@ -748,7 +748,7 @@ func cmpColsGtSel[T int32 | int64 | float64](a, b []T, sel, out []int32) []int32
 	return out[:k]
 }
 
-func cmpColsGeAll[T int32 | int64 | float64](a, b []T, out []int32) []int32 {
+func cmpColsGeAll[T int32 | int64](a, b []T, out []int32) []int32 {
 	n := len(a)
 	if n <= 0 {
 		return out[:0]
@@ -764,7 +764,7 @@ func cmpColsGeAll[T int32 | int64 | float64](a, b []T, out []int32) []int32 {
 	return out[:k]
 }
 
-func cmpColsGeSel[T int32 | int64 | float64](a, b []T, sel, out []int32) []int32 {
+func cmpColsGeSel[T int32 | int64](a, b []T, sel, out []int32) []int32 {
 	out = out[:len(sel)]
 	k := 0
 	for _, r := range sel {

@@ -55,6 +55,25 @@
 // such as Int64Values are already offset-adjusted; validity bitmaps are read
 // at bit Data().Offset()+i.
 //
+// # Windows
+//
+// Window kernels work on raw event times (int64 microseconds, or any unit
+// as long as size, slide and offset use the same one). A window start is
+// ts - floorMod(ts - offset, size), so times before the epoch land in the
+// right window. The divisions use a precomputed multiply-shift divisor
+// (window.go) because a hardware 64-bit divide per row would cost more than
+// the rest of the pipeline. SlidingWindow emits, per live row in input order,
+// the windows that contain it with the latest start first. Window sizes and
+// slides must be positive: they are validated when a query is planned.
+//
+// # Hashing
+//
+// HashColumns mixes integers with the murmur3 finalizer, strings with a
+// wyhash-style multiply-fold hash, and combines columns with a multiply-add
+// and another finalizer round. Nulls hash to one constant; -0/0 and all NaNs
+// hash alike (Spark groups them together); int32, int64 and timestamp keys of
+// equal value hash alike.
+//
 // # Memory
 //
 // Kernels that build arrays (Arith, Cast, Negate, Take, Compact) allocate

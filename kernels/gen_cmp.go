@@ -25,10 +25,10 @@ type family struct {
 type op struct{ Name, Sym string }
 
 var families = []family{
-	{Name: "Scalar", TParams: "[T int32 | int64 | float64]", Args: "vals []T, lit T", CallArgs: "vals, lit", Len: "len(vals)", Expr: "vals[r] OP lit"},
+	{Name: "Scalar", TParams: "[T int32 | int64]", Args: "vals []T, lit T", CallArgs: "vals, lit", Len: "len(vals)", Expr: "vals[r] OP lit"},
 	{Name: "Key", TParams: "[T int32 | int64 | float64]", Args: "vals []T, lit int64", CallArgs: "vals, lit", Len: "len(vals)", Expr: "fkey(float64(vals[r])) OP lit"},
 	{Name: "Str", Args: "offs []int32, data []byte, lit string", CallArgs: "offs, data, lit", Len: "len(offs) - 1", Prelude: "offs = offs[:n+1]", Expr: "bstr(data, offs[r], offs[r+1]) OP lit"},
-	{Name: "Cols", TParams: "[T int32 | int64 | float64]", Args: "a, b []T", CallArgs: "a, b", Len: "len(a)", Prelude: "b = b[:n]", Expr: "a[r] OP b[r]"},
+	{Name: "Cols", TParams: "[T int32 | int64]", Args: "a, b []T", CallArgs: "a, b", Len: "len(a)", Prelude: "b = b[:n]", Expr: "a[r] OP b[r]"},
 	{Name: "ColsKey", Args: "a, b []float64", CallArgs: "a, b", Len: "len(a)", Prelude: "b = b[:n]", Expr: "fkey(a[r]) OP fkey(b[r])"},
 	{Name: "StrCols", Args: "ao []int32, ad []byte, bo []int32, bd []byte", CallArgs: "ao, ad, bo, bd", Len: "len(ao) - 1", Prelude: "ao, bo = ao[:n+1], bo[:n+1]", Expr: "bstr(ad, ao[r], ao[r+1]) OP bstr(bd, bo[r], bo[r+1])"},
 }
