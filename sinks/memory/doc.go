@@ -9,7 +9,8 @@
 //   - Complete replaces the table with the batch's rows.
 //   - Update with key columns (WithKeys) upserts: a row replaces the row with
 //     the same key values, keeping its position; new keys are appended.
-//     Without keys, Update appends, as Spark's memory sink does.
+//     Without keys, Update appends, as Spark's memory sink does. The key
+//     index covers rows written by Update; a Complete batch clears it.
 //
 // # Invariants
 //

@@ -31,8 +31,10 @@
 // JSON lines: one object per line, decoded by a hand-written tokenizer
 // straight into column builders by field name. A missing field or JSON null
 // is a null; unknown fields are ignored; a value of the wrong JSON type is a
-// malformed record (a string column accepts any value and keeps its JSON
-// text). Blank lines are skipped.
+// malformed record. A string column accepts any value and keeps its JSON
+// text; a JSON string is parsed as text for other columns (so "42" fills an
+// int64 column, "abc" is malformed). If a field occurs twice the last value
+// wins. Blank lines are skipped.
 //
 // CSV: encoding/csv with Options.Delimiter. With Header, each file's first
 // row names the columns (schema fields absent from the header are null);

@@ -19,7 +19,7 @@ type Source struct {
 	mu          sync.Mutex
 	startMicros int64 // fixed by the first InitialOffset; -1 before
 	capped      bool  // PrepareAvailableNow was called
-	capValue    int64 // with capped: LatestOffset never goes past this value
+	capMicros   int64 // with capped: the clock reading that fixes the end
 }
 
 var (
@@ -80,15 +80,16 @@ func (s *Source) LatestOffset(ctx context.Context, start sources.Offset, limit s
 		return "", err
 	}
 	s.mu.Lock()
-	capped, capValue := s.capped, s.capValue
+	capped, capMicros := s.capped, s.capMicros
 	if s.startMicros < 0 {
 		s.startMicros = so.StartMicros // adopt the recorded timeline after a restart
 	}
 	s.mu.Unlock()
-	end := s.availableNow(so.StartMicros)
-	if capped && end > capValue {
-		end = capValue
+	now := s.opts.Clock().UnixMicro()
+	if capped {
+		now = min(now, capMicros)
 	}
+	end := available(now-so.StartMicros, s.opts.RowsPerSecond, s.rampUp)
 	if limit.MaxRows > 0 && end-so.Value > limit.MaxRows {
 		end = so.Value + limit.MaxRows
 	}
@@ -98,20 +99,14 @@ func (s *Source) LatestOffset(ctx context.Context, start sources.Offset, limit s
 	return offset{Value: end, StartMicros: so.StartMicros}.encode(), nil
 }
 
-func (s *Source) availableNow(startMicros int64) int64 {
-	return available(s.opts.Clock().UnixMicro()-startMicros, s.opts.RowsPerSecond, s.rampUp)
-}
-
-// PrepareAvailableNow fixes the end of the stream at the rows available now.
-// It needs the start time, so it calls InitialOffset if nothing did yet.
+// PrepareAvailableNow fixes the end of the stream at the rows available now:
+// later LatestOffset calls count rows as if the clock had stopped, so a
+// restarted query's recorded timeline is respected.
 func (s *Source) PrepareAvailableNow(ctx context.Context) error {
-	if _, err := s.InitialOffset(ctx); err != nil {
-		return err
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.capped = true
-	s.capValue = s.availableNow(s.startMicros)
+	s.capMicros = s.opts.Clock().UnixMicro()
 	return nil
 }
 

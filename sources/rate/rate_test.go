@@ -215,6 +215,14 @@ func TestRateAvailableNowAndOffsets(t *testing.T) {
 	if v := offValue(t, end); v != 20 {
 		t.Fatalf("AvailableNow end %d, want 20", v)
 	}
+	// A restarted instance prepared for AvailableNow keeps the recorded timeline.
+	clk2 := &fakeClock{t0.Add(5 * time.Second)}
+	r, _ := New(Options{RowsPerSecond: 10, Clock: clk2.now})
+	r.PrepareAvailableNow(context.Background())
+	clk2.t = t0.Add(time.Hour)
+	if v := offValue(t, must(r.LatestOffset(context.Background(), end, sources.ReadLimit{}))); v != 50 {
+		t.Fatalf("restarted AvailableNow end %d, want 50", v)
+	}
 	if _, err := s.PlanPartitions(end, start); err == nil {
 		t.Fatal("reversed range accepted")
 	}
@@ -234,4 +242,11 @@ func BenchmarkRateRead(b *testing.B) {
 		_ = p.Read(context.Background(), mem, func(rec arrow.RecordBatch) error { rec.Release(); return nil })
 	}
 	b.ReportMetric(float64(b.N)*float64(p.To)/b.Elapsed().Seconds(), "rows/s")
+}
+
+func must(o sources.Offset, err error) sources.Offset {
+	if err != nil {
+		panic(err)
+	}
+	return o
 }
