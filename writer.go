@@ -114,3 +114,11 @@ func (w *StreamWriter) Start(ctx context.Context) (*Query, error) {
 	w.cfg.Plan = w.s.node
 	return exec.Start(ctx, w.cfg)
 }
+
+// FaultInjection installs a test hook called at each step of each batch
+// (exec.Step* names); an error it returns fails the query at that step, as
+// a crash would. Recovery tests use it.
+func (w *StreamWriter) FaultInjection(fn func(step string, batchID int64) error) *StreamWriter {
+	w.cfg.FaultInjection = fn
+	return w
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // Key encoding, per column value:
@@ -176,4 +177,119 @@ func DecodeInt64(b []byte) (int64, []byte, error) {
 // AppendInt64Key appends the encoding of a non-null int64 to b.
 func AppendInt64Key(b []byte, v int64) []byte {
 	return appendInt64(append(b, keyNotNull), v)
+}
+
+// DecodeKeys is the inverse of EncodeKeys: it parses keys (each the
+// encoding of one tuple of the given types) into one array per column. The
+// caller owns the arrays.
+func DecodeKeys(mem memory.Allocator, keys [][]byte, types []arrow.DataType) ([]arrow.Array, error) {
+	builders := make([]array.Builder, len(types))
+	for i, t := range types {
+		builders[i] = array.NewBuilder(mem, t)
+		builders[i].Reserve(len(keys))
+	}
+	defer func() {
+		for _, b := range builders {
+			b.Release()
+		}
+	}()
+	for k, key := range keys {
+		rest := key
+		for i, b := range builders {
+			var err error
+			if rest, err = decodeValue(rest, b); err != nil {
+				return nil, fmt.Errorf("columnar: key %d column %d: %w", k, i, err)
+			}
+		}
+		if len(rest) != 0 {
+			return nil, fmt.Errorf("columnar: key %d has %d trailing bytes", k, len(rest))
+		}
+	}
+	out := make([]arrow.Array, len(builders))
+	for i, b := range builders {
+		out[i] = b.NewArray()
+	}
+	return out, nil
+}
+
+func decodeValue(b []byte, dst array.Builder) ([]byte, error) {
+	if len(b) == 0 {
+		return b, fmt.Errorf("truncated")
+	}
+	if b[0] == keyNull {
+		dst.AppendNull()
+		return b[1:], nil
+	}
+	if b[0] != keyNotNull {
+		return b, fmt.Errorf("bad null marker %#x", b[0])
+	}
+	b = b[1:]
+	fixed := func() (uint64, error) {
+		if len(b) < 8 {
+			return 0, fmt.Errorf("truncated")
+		}
+		v := binary.BigEndian.Uint64(b[:8])
+		b = b[8:]
+		return v, nil
+	}
+	switch d := dst.(type) {
+	case *array.Int64Builder:
+		v, err := fixed()
+		d.Append(int64(v ^ (1 << 63)))
+		return b, err
+	case *array.Int32Builder:
+		v, err := fixed()
+		d.Append(int32(int64(v ^ (1 << 63))))
+		return b, err
+	case *array.TimestampBuilder:
+		v, err := fixed()
+		d.Append(arrow.Timestamp(int64(v ^ (1 << 63))))
+		return b, err
+	case *array.Float64Builder:
+		v, err := fixed()
+		if v&(1<<63) != 0 {
+			v &^= 1 << 63
+		} else {
+			v = ^v
+		}
+		d.Append(math.Float64frombits(v))
+		return b, err
+	case *array.BooleanBuilder:
+		if len(b) < 1 {
+			return b, fmt.Errorf("truncated")
+		}
+		d.Append(b[0] == 1)
+		return b[1:], nil
+	case *array.StringBuilder, *array.BinaryBuilder:
+		var out []byte
+		for i := 0; ; i++ {
+			if i >= len(b) {
+				return b, fmt.Errorf("unterminated string")
+			}
+			if b[i] != 0 {
+				out = append(out, b[i])
+				continue
+			}
+			if i+1 >= len(b) {
+				return b, fmt.Errorf("unterminated string")
+			}
+			if b[i+1] == 0xFF {
+				out = append(out, 0)
+				i++
+				continue
+			}
+			if b[i+1] != 0x01 {
+				return b, fmt.Errorf("bad string escape")
+			}
+			b = b[i+2:]
+			break
+		}
+		if sb, ok := d.(*array.StringBuilder); ok {
+			sb.Append(string(out))
+		} else {
+			d.(*array.BinaryBuilder).Append(out)
+		}
+		return b, nil
+	}
+	return b, fmt.Errorf("cannot decode a key of type %s", dst.Type())
 }

@@ -46,8 +46,10 @@ type aggOperator struct {
 	// that is not output.
 	hiddenKey bool
 
-	// last trigger's metrics
-	updated, removed int64
+	// durable is set when a checkpoint persists the state; changes then
+	// collects each partition's changes of the running batch.
+	durable bool
+	changes []partChanges
 }
 
 // windowKey describes the window() grouping key.
@@ -427,6 +429,9 @@ func (a *aggOperator) emit(mem memory.Allocator, p int, watermarkUs int64) (arro
 	case sinks.Append:
 		groups = closed()
 		evict = groups
+	}
+	if err := a.recordChanges(p, dirty, evict); err != nil {
+		return nil, 0, 0, err
 	}
 	var rec arrow.RecordBatch
 	if len(groups) > 0 {

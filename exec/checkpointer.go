@@ -1,18 +1,275 @@
 package exec
 
-import "fmt"
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/millrace/millrace/checkpoint"
+	"github.com/millrace/millrace/sources"
+	"github.com/millrace/millrace/state"
+)
 
 // checkpointer connects the driver to the checkpoint directory: the offsets
-// log before a batch, the commit log after it, and recovery at start.
+// log before a batch, the state commit and the commit log after it, and
+// recovery at start (DESIGN.md, "Recovery").
 type checkpointer struct {
-	q *Query
+	q     *Query
+	dir   *checkpoint.Dir
+	store *state.Store // nil for a stateless query
+	// pending is the batch recovery found planned but not committed.
+	pending *checkpoint.OffsetEntry
 }
 
+// Operator ids in the state store. The watermark of the next batch is
+// stored beside the aggregation's rows so that it commits atomically with
+// them: after a crash between the state commit and the commit log, recovery
+// reads it instead of re-running the batch.
+const (
+	aggStateOp  = 0
+	metaStateOp = state.MaxOperator
+)
+
+var nextWatermarkKey = []byte("nextBatchWatermarkMs")
+
+const confStatePartitions = "millrace.statePartitions"
+
+// openCheckpointer opens (or creates) the checkpoint directory, checks that
+// the query may run on it, adopts its query id, and opens the state store.
 func openCheckpointer(q *Query) (*checkpointer, error) {
-	return nil, fmt.Errorf("checkpoint %s: checkpointing is not built yet", q.cfg.CheckpointDir)
+	dir, err := checkpoint.Open(q.cfg.CheckpointDir)
+	if err != nil {
+		return nil, err
+	}
+	fp := fingerprint(q.c)
+	fpJSON, _ := json.Marshal(fp)
+	have, ok, err := dir.Metadata()
+	if err != nil {
+		return nil, err
+	}
+	if ok && len(have.Fingerprint) > 0 {
+		var old planFingerprint
+		if err := json.Unmarshal(have.Fingerprint, &old); err == nil {
+			if diff := old.diff(fp); diff != "" {
+				return nil, fmt.Errorf("checkpoint %s was written by a query with a different stateful plan: %s; "+
+					"state written by the old plan cannot be used by the new one: restore the old query or use a new checkpoint directory: %w",
+					q.cfg.CheckpointDir, diff, checkpoint.ErrIncompatible)
+			}
+		}
+	}
+	meta, err := dir.Ensure(checkpoint.Metadata{
+		NumStatePartitions: q.cfg.StatePartitions,
+		NumSources:         len(q.c.scans),
+		Fingerprint:        fpJSON,
+	})
+	if err != nil {
+		return nil, err
+	}
+	q.id = meta.ID
+	c := &checkpointer{q: q, dir: dir}
+	if q.c.agg != nil {
+		_, _, _, comMax := dir.Batches()
+		st, err := state.Open(dir.StateDir(), state.Options{QueryID: meta.ID, MustExist: comMax >= 0})
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint %s: %w", q.cfg.CheckpointDir, err)
+		}
+		c.store = st
+		q.c.agg.durable = true
+		q.c.agg.changes = make([]partChanges, len(q.c.agg.parts))
+	}
+	return c, nil
 }
 
-func (c *checkpointer) recover(ctx interface{}) error          { return nil }
-func (c *checkpointer) writeOffsets(b *batchRun) error         { return nil }
-func (c *checkpointer) commit(b *batchRun, nextWM int64) error { return nil }
-func (c *checkpointer) close()                                 {}
+func (c *checkpointer) close() {
+	if c.store != nil {
+		_ = c.store.Close()
+	}
+}
+
+// recover restores the driver's position from the logs: the next batch id,
+// the source offsets to start from, the watermark, and the state. A batch
+// planned but not committed is run again with exactly its recorded offsets,
+// timestamp and watermark.
+func (c *checkpointer) recover(ctx context.Context) error {
+	q := c.q
+	last, ok, err := c.dir.LatestOffsets()
+	if err != nil || !ok {
+		return err
+	}
+	commit, committed, err := c.dir.LatestCommit()
+	if err != nil {
+		return err
+	}
+	if err := c.checkConf(last); err != nil {
+		return err
+	}
+	if committed && commit.BatchID == last.BatchID {
+		c.restorePosition(last, commit.NextBatchWatermarkMs)
+		q.lastBatchWM = last.BatchWatermarkMs * 1000
+		return c.restoreState(ctx, last.BatchID)
+	}
+	// Batch last.BatchID was planned but not committed.
+	starts := make([]sources.Offset, len(q.c.scans))
+	copy(starts, q.starts)
+	if last.BatchID > 0 {
+		prev, err := c.dir.Offsets(last.BatchID - 1)
+		if err != nil {
+			return err
+		}
+		if starts, err = c.offsets(prev); err != nil {
+			return err
+		}
+	}
+	ends, err := c.offsets(last)
+	if err != nil {
+		return err
+	}
+	q.batchID = last.BatchID
+	q.starts = starts
+	q.setWatermark(last.BatchWatermarkMs * 1000)
+	if last.BatchID > 0 {
+		q.lastBatchWM = -1 // unknown; a no-data batch is decided by data only
+	}
+	if c.store != nil && c.store.Version() == last.BatchID {
+		// The state (and so the sink) already holds the batch: only the
+		// commit log is missing.
+		next, err := c.storedWatermark()
+		if err != nil {
+			return err
+		}
+		if err := c.restoreState(ctx, last.BatchID); err != nil {
+			return err
+		}
+		if err := c.dir.WriteCommit(checkpoint.CommitEntry{BatchID: last.BatchID, NextBatchWatermarkMs: next}); err != nil {
+			return err
+		}
+		c.restorePosition(last, next)
+		return nil
+	}
+	if err := c.restoreState(ctx, last.BatchID-1); err != nil {
+		return err
+	}
+	c.pending = &last
+	b := &batchRun{
+		id:          last.BatchID,
+		starts:      starts,
+		ends:        ends,
+		watermarkUs: last.BatchWatermarkMs * 1000,
+		timestampMs: last.BatchTimestampMs,
+		durations:   map[string]int64{},
+		triggerAt:   q.clock(),
+	}
+	return q.execute(ctx, b)
+}
+
+// restorePosition sets the driver to run the batch after entry e.
+func (c *checkpointer) restorePosition(e checkpoint.OffsetEntry, nextWMMs int64) {
+	q := c.q
+	q.batchID = e.BatchID + 1
+	if ends, err := c.offsets(e); err == nil {
+		q.starts = ends
+	}
+	q.setWatermark(nextWMMs * 1000)
+	q.lastBatchWM = e.BatchWatermarkMs * 1000
+}
+
+func (c *checkpointer) offsets(e checkpoint.OffsetEntry) ([]sources.Offset, error) {
+	if len(e.Offsets) != len(c.q.c.scans) {
+		return nil, fmt.Errorf("checkpoint %s: offsets/%d records %d sources but the query reads %d: use a new checkpoint directory for a changed query",
+			c.q.cfg.CheckpointDir, e.BatchID, len(e.Offsets), len(c.q.c.scans))
+	}
+	out := make([]sources.Offset, len(e.Offsets))
+	for i, o := range e.Offsets {
+		if o == "" {
+			out[i] = c.q.starts[i] // the source had no offset: its initial one
+			continue
+		}
+		out[i] = sources.Offset(o)
+	}
+	return out, nil
+}
+
+func (c *checkpointer) checkConf(e checkpoint.OffsetEntry) error {
+	if v, ok := e.Conf[confStatePartitions]; ok {
+		n, err := strconv.Atoi(v)
+		if err == nil && n != c.q.cfg.StatePartitions {
+			return fmt.Errorf("checkpoint %s records %d state partitions, the query asks for %d: the number is fixed per checkpoint: %w",
+				c.q.cfg.CheckpointDir, n, c.q.cfg.StatePartitions, checkpoint.ErrIncompatible)
+		}
+	}
+	return nil
+}
+
+// restoreState reloads the aggregation's state as of batch version.
+func (c *checkpointer) restoreState(_ context.Context, version int64) error {
+	if c.store == nil {
+		return nil
+	}
+	if v := c.store.Version(); v != version {
+		return fmt.Errorf("checkpoint %s: the state store is at batch %d but the logs need batch %d: the state directory %s does not belong to this checkpoint's history; restore it or use a new checkpoint directory: %w",
+			c.q.cfg.CheckpointDir, v, version, c.store.Dir(), checkpoint.ErrCorrupt)
+	}
+	if version < 0 {
+		return nil
+	}
+	return c.q.c.agg.restore(c.store, aggStateOp)
+}
+
+func (c *checkpointer) storedWatermark() (int64, error) {
+	v, ok, err := c.store.Get(metaStateOp, 0, nextWatermarkKey)
+	if err != nil {
+		return 0, err
+	}
+	if !ok || len(v) != 8 {
+		return 0, fmt.Errorf("checkpoint %s: the state store has no watermark record for batch %d: %w", c.q.cfg.CheckpointDir, c.store.Version(), checkpoint.ErrCorrupt)
+	}
+	return int64(binary.BigEndian.Uint64(v)), nil
+}
+
+// writeOffsets records batch b in the offsets log before it reads data. A
+// batch being re-run by recovery is already recorded.
+func (c *checkpointer) writeOffsets(b *batchRun) error {
+	if c.pending != nil && c.pending.BatchID == b.id {
+		return nil
+	}
+	offs := make([]string, len(b.ends))
+	for i, o := range b.ends {
+		offs[i] = string(o)
+	}
+	return c.dir.WriteOffsets(checkpoint.OffsetEntry{
+		BatchID:          b.id,
+		BatchWatermarkMs: b.watermarkUs / 1000,
+		BatchTimestampMs: b.timestampMs,
+		Conf:             map[string]string{confStatePartitions: strconv.Itoa(c.q.cfg.StatePartitions)},
+		Offsets:          offs,
+	})
+}
+
+// commitState commits batch b's state changes as state version b.id,
+// together with the watermark of the next batch.
+func (c *checkpointer) commitState(b *batchRun, nextWMUs int64) error {
+	if c.store == nil {
+		return nil
+	}
+	txn := c.store.Begin(b.id)
+	if err := c.q.c.agg.persist(txn, aggStateOp); err != nil {
+		txn.Abort()
+		return err
+	}
+	txn.Put(metaStateOp, 0, nextWatermarkKey, binary.BigEndian.AppendUint64(nil, uint64(nextWMUs/1000)))
+	if err := txn.Commit(); err != nil {
+		return fmt.Errorf("batch %d: state commit: %w", b.id, err)
+	}
+	return nil
+}
+
+// commit writes the commit log entry of batch b.
+func (c *checkpointer) commit(b *batchRun, nextWMUs int64) error {
+	if err := c.dir.WriteCommit(checkpoint.CommitEntry{BatchID: b.id, NextBatchWatermarkMs: nextWMUs / 1000}); err != nil {
+		return err
+	}
+	c.pending = nil
+	return c.dir.Purge(checkpoint.DefaultRetain)
+}

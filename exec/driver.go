@@ -144,6 +144,9 @@ func (q *Query) trigger(ctx context.Context, start time.Time) (bool, error) {
 			return false, err
 		}
 		b.durations["walCommit"] = time.Since(t).Milliseconds()
+		if err := q.fault(StepOffsetsWritten, b.id); err != nil {
+			return false, err
+		}
 	}
 	if err := q.execute(ctx, b); err != nil {
 		return false, err
@@ -182,7 +185,24 @@ func (q *Query) execute(ctx context.Context, b *batchRun) error {
 	q.advanceWatermark(b)
 	t = time.Now()
 	if q.ckpt != nil {
+		// The sink has the batch; now the state, then the commit log.
+		// A crash between any two steps is repaired by recovery.
+		if err := q.fault(StepSinkCommitted, b.id); err != nil {
+			return err
+		}
+		if err := q.ckpt.commitState(b, q.watermarkUs); err != nil {
+			return err
+		}
+		if err := q.fault(StepStateCommitted, b.id); err != nil {
+			return err
+		}
+		if b.stateOp != nil {
+			b.stateOp.CommitTimeMs = time.Since(t).Milliseconds()
+		}
 		if err := q.ckpt.commit(b, q.watermarkUs); err != nil {
+			return err
+		}
+		if err := q.fault(StepCommitWritten, b.id); err != nil {
 			return err
 		}
 	}
@@ -198,6 +218,20 @@ func (q *Query) execute(ctx context.Context, b *batchRun) error {
 	q.batchID = b.id + 1
 	q.report(b, prevStarts)
 	return nil
+}
+
+// setWatermark restores the watermark of the next batch after a restart.
+// The event times behind it are gone; each watermark operator resumes as if
+// it had seen exactly the event time that yields it.
+func (q *Query) setWatermark(us int64) {
+	q.watermarkUs = us
+	if us <= 0 {
+		return
+	}
+	for i, w := range q.c.watermarks {
+		q.wmSeen[i] = us + w.delayUs
+		q.wmHasSeen[i] = true
+	}
 }
 
 // advanceWatermark folds the event times seen by batch b into the
@@ -352,6 +386,9 @@ func (q *Query) runBatch(ctx context.Context, b *batchRun) (err error) {
 		if err := q.runAggregate(ctx, b, shuf, out); err != nil {
 			return err
 		}
+	}
+	if err := q.fault(StepDataRead, b.id); err != nil {
+		return err
 	}
 	if err := w.Commit(ctx); err != nil {
 		return fmt.Errorf("sink %s: commit: %w", q.cfg.Sink.Name(), err)

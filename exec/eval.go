@@ -198,7 +198,16 @@ func (l litEval) pred(_ memory.Allocator, rec arrow.RecordBatch, sel, out []int3
 		}
 		return append(out[:0], sel...), nil
 	}
-	return out[:0], nil
+	return emptySel(out), nil
+}
+
+// emptySel returns an empty selection. It is never nil: a nil selection
+// means every row.
+func emptySel(out []int32) []int32 {
+	if out == nil {
+		return []int32{}
+	}
+	return out[:0]
 }
 
 type andEval struct{ l, r evaluator }
@@ -264,7 +273,7 @@ func (c cmpEval) pred(mem memory.Allocator, rec arrow.RecordBatch, sel, out []in
 
 func (c cmpEval) scalar(mem memory.Allocator, rec arrow.RecordBatch, op kernels.CmpOp, col evaluator, lit litEval, sel, out []int32) ([]int32, error) {
 	if lit.v == nil {
-		return out[:0], nil // comparison with NULL is never true
+		return emptySel(out), nil // comparison with NULL is never true
 	}
 	a, err := col.value(mem, rec)
 	if err != nil {

@@ -44,6 +44,10 @@ type Config struct {
 	// RecentProgressSize is how many progress events RecentProgress keeps
 	// (default 100, as Spark).
 	RecentProgressSize int
+	// FaultInjection, for tests, is called at each step of each batch
+	// (Step* constants); an error it returns fails the query there, as a
+	// crash would.
+	FaultInjection func(step string, batchID int64) error
 }
 
 // ErrStopped is returned by AwaitTermination for a query stopped by Stop.
@@ -90,6 +94,8 @@ type Query struct {
 	wmHasSeen   []bool
 	lastTrigger time.Time
 	ckpt        *checkpointer
+	crashStep   string
+	crashBatch  int64
 }
 
 // Start analyzes cfg, compiles its plan, recovers from the checkpoint if
@@ -123,6 +129,7 @@ func Start(ctx context.Context, cfg Config) (*Query, error) {
 	}
 	q := &Query{cfg: cfg, c: c, mem: cfg.Allocator, clock: cfg.Clock, done: make(chan struct{}), wake: make(chan struct{}, 1)}
 	q.cond = sync.NewCond(&q.mu)
+	q.crashStep, q.crashBatch = parseCrashEnv()
 	q.id, q.runID = newUUID(), newUUID()
 	q.wmSeen = make([]int64, len(c.watermarks))
 	q.wmHasSeen = make([]bool, len(c.watermarks))

@@ -1,0 +1,162 @@
+package millrace_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace"
+	"github.com/millrace/millrace/checkpoint"
+	"github.com/millrace/millrace/exec"
+	"github.com/millrace/millrace/internal/testutil"
+	memsrc "github.com/millrace/millrace/sources/memory"
+)
+
+var errCrash = errors.New("simulated crash")
+
+// clickQuery builds the test's windowed aggregation over src.
+func clickQuery(src *memsrc.Source, w windowSpec, delay time.Duration) *millrace.Stream {
+	return millrace.ReadStream(src).
+		WithWatermark("event_time", delay).
+		GroupBy(w.column(), millrace.Col("campaign")).
+		Agg(
+			millrace.Count().As("n"),
+			millrace.Count(millrace.Col("amount")).As("n_amount"),
+			millrace.Sum(millrace.Col("amount")).As("total"),
+			millrace.Min(millrace.Col("user")).As("min_user"),
+			millrace.Max(millrace.Col("amount")).As("max_amount"),
+			millrace.Avg(millrace.Col("amount")).As("avg_amount"),
+			millrace.CountDistinct(millrace.Col("user")).As("users"),
+		)
+}
+
+// TestRecoveryAtEveryStep crashes a checkpointed query at each step of a
+// batch, restarts it on the same checkpoint, and checks that the sink ends
+// with exactly the rows of an uninterrupted run: none lost, none twice.
+func TestRecoveryAtEveryStep(t *testing.T) {
+	const delay = 10 * time.Second
+	w := windowSpec{size: 60 * second, slide: 20 * second}
+	data := genClicks(3000, 3, 0.05)
+	chunks := split(data, 12)
+	steps := []string{exec.StepOffsetsWritten, exec.StepDataRead, exec.StepSinkCommitted, exec.StepStateCommitted, exec.StepCommitWritten}
+	for _, mode := range []millrace.OutputMode{millrace.Append, millrace.Update} {
+		want, _ := oracle(chunks, w, mode, int64(delay/time.Microsecond))
+		var wantRows [][]any
+		for _, b := range want {
+			wantRows = append(wantRows, b...)
+		}
+		for _, step := range steps {
+			for _, crashBatch := range []int64{0, 5, 9} {
+				t.Run(fmt.Sprintf("%s/%s/batch-%d", mode, step, crashBatch), func(t *testing.T) {
+					mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+					defer mem.AssertSize(t, 0)
+					dir := t.TempDir()
+					rec := testutil.NewRecorder()
+					ctx := context.Background()
+					crashed := false
+					start := func(added int) (*millrace.Query, *memsrc.Source) {
+						src := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
+						for _, c := range chunks[:added] {
+							if _, err := src.AddRows(clickRows(c)...); err != nil {
+								t.Fatal(err)
+							}
+						}
+						q, err := clickQuery(src, w, delay).WriteStream(rec).
+							OutputMode(mode).Allocator(mem).StatePartitions(4).
+							Checkpoint(dir).
+							FaultInjection(func(s string, id int64) error {
+								if !crashed && s == step && id == crashBatch {
+									crashed = true
+									return errCrash
+								}
+								return nil
+							}).Start(ctx)
+						if err != nil {
+							t.Fatal(err)
+						}
+						return q, src
+					}
+					q, src := start(0)
+					for i, c := range chunks {
+						if _, err := src.AddRows(clickRows(c)...); err != nil {
+							t.Fatal(err)
+						}
+						err := q.ProcessAllAvailable(ctx)
+						if err == nil {
+							continue
+						}
+						if !errors.Is(err, errCrash) {
+							t.Fatal(err)
+						}
+						_ = q.Stop()
+						// restart: a new process would see the same input again
+						q, src = start(i + 1)
+						if err := q.ProcessAllAvailable(ctx); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if err := q.Stop(); err != nil {
+						t.Fatal(err)
+					}
+					if !crashed {
+						t.Fatalf("the query never reached step %s of batch %d", step, crashBatch)
+					}
+					if d := testutil.Diff(rec.All(), wantRows); d != "" {
+						t.Fatal(d)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestRestartWithChangedQuery: a stateless change is allowed, a change to
+// the aggregation is refused with an error that says what changed.
+func TestRestartWithChangedQuery(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	w := windowSpec{size: 60 * second, slide: 60 * second}
+	run := func(s *millrace.Stream, src *memsrc.Source) error {
+		if _, err := src.AddRows(clickRows(genClicks(100, 1, 0))...); err != nil {
+			t.Fatal(err)
+		}
+		q, err := s.WriteStream(testutil.NewRecorder()).OutputMode(millrace.Update).Checkpoint(dir).Start(ctx)
+		if err != nil {
+			return err
+		}
+		if err := q.ProcessAllAvailable(ctx); err != nil {
+			return err
+		}
+		return q.Stop()
+	}
+	src := memsrc.New(clickSchema)
+	if err := run(clickQuery(src, w, time.Second), src); err != nil {
+		t.Fatal(err)
+	}
+	src = memsrc.New(clickSchema)
+	filtered := millrace.ReadStream(src).Filter(millrace.Col("user").Gt(3)).WithWatermark("event_time", time.Second).
+		GroupBy(w.column(), millrace.Col("campaign")).
+		Agg(
+			millrace.Count().As("n"),
+			millrace.Count(millrace.Col("amount")).As("n_amount"),
+			millrace.Sum(millrace.Col("amount")).As("total"),
+			millrace.Min(millrace.Col("user")).As("min_user"),
+			millrace.Max(millrace.Col("amount")).As("max_amount"),
+			millrace.Avg(millrace.Col("amount")).As("avg_amount"),
+			millrace.CountDistinct(millrace.Col("user")).As("users"),
+		)
+	if err := run(filtered, src); err != nil {
+		t.Fatalf("a new stateless filter must be allowed: %v", err)
+	}
+	src = memsrc.New(clickSchema)
+	changed := millrace.ReadStream(src).WithWatermark("event_time", time.Second).
+		GroupBy(w.column(), millrace.Col("campaign")).Agg(millrace.Count().As("n"))
+	err := run(changed, src)
+	if !errors.Is(err, checkpoint.ErrIncompatible) || !strings.Contains(err.Error(), "aggregate functions") {
+		t.Fatalf("changed aggregation: got %v, want ErrIncompatible naming the aggregate functions", err)
+	}
+}
