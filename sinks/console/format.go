@@ -35,6 +35,13 @@ func formatCell(col arrow.Array, i int) string {
 			parts[j] = strings.ToUpper(hex.EncodeToString([]byte{c}))
 		}
 		return "[" + strings.Join(parts, " ") + "]"
+	case *array.Struct:
+		// Spark prints a struct as {field1, field2, ...} in field order.
+		parts := make([]string, a.NumField())
+		for f := range parts {
+			parts[f] = formatCell(a.Field(f), i)
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
 	}
 	return col.ValueStr(i)
 }

@@ -1,0 +1,28 @@
+# Millrace — make test runs everything CI runs.
+GO ?= go
+# Packages with goroutines of their own get the race detector.
+RACE_PKGS = . ./exec/... ./sources/... ./sinks/...
+
+.PHONY: test vet unit race bench demo build
+
+test: vet unit race
+
+vet:
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+unit:
+	$(GO) test -count=1 ./...
+
+race:
+	$(GO) test -count=1 -race -short $(RACE_PKGS)
+
+# Benchmarks: one core, short; see BENCHMARKS.md for the figures and flags.
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 1s -cpu 1 ./kernels/ ./agg/
+
+build:
+	$(GO) build -o bin/millrace ./cmd/millrace
+
+demo:
+	$(GO) run ./cmd/millrace demo
