@@ -1,0 +1,237 @@
+package lake
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// Snapshot is the state of a table at one version.
+type Snapshot struct {
+	root     string
+	version  int64
+	protocol *Protocol
+	metadata *Metadata
+	schema   *arrow.Schema
+	files    map[string]*AddFile    // by decoded path
+	removes  map[string]*RemoveFile // tombstones by decoded path
+	txns     map[string]*Txn
+	// timestamp of the commit of version (from commitInfo or file mtime)
+	timestamp int64
+}
+
+// Version returns the snapshot's table version.
+func (s *Snapshot) Version() int64 { return s.version }
+
+// Protocol returns the table's protocol action.
+func (s *Snapshot) Protocol() Protocol { return *s.protocol }
+
+// Metadata returns the table's metaData action.
+func (s *Snapshot) Metadata() Metadata { return *s.metadata }
+
+// Schema returns the table schema as Arrow (partition columns included).
+func (s *Snapshot) Schema() *arrow.Schema { return s.schema }
+
+// PartitionColumns returns the table's partition columns.
+func (s *Snapshot) PartitionColumns() []string { return s.metadata.PartitionColumns }
+
+// Files returns the table's data files sorted by path.
+func (s *Snapshot) Files() []AddFile {
+	out := make([]AddFile, 0, len(s.files))
+	for _, f := range s.files {
+		out = append(out, *f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// NumRecords returns the total numRecords of the files' stats, and false if
+// a file has no stats.
+func (s *Snapshot) NumRecords() (int64, bool) {
+	var n int64
+	for _, f := range s.files {
+		st, err := parseStats(f.Stats)
+		if err != nil || st == nil || st.NumRecords == nil {
+			return 0, false
+		}
+		n += *st.NumRecords
+	}
+	return n, true
+}
+
+// TxnVersion returns the last version the application appID committed
+// with a txn action, and false if it never did.
+func (s *Snapshot) TxnVersion(appID string) (int64, bool) {
+	t, ok := s.txns[appID]
+	if !ok {
+		return -1, false
+	}
+	return t.Version, true
+}
+
+// Timestamp returns the commit timestamp of the snapshot's version in
+// milliseconds since the epoch.
+func (s *Snapshot) Timestamp() int64 { return s.timestamp }
+
+// LoadSnapshot reconstructs the table at root at version (-1: latest).
+func LoadSnapshot(root string, version int64) (*Snapshot, error) {
+	lf, err := listLog(root)
+	if err != nil {
+		return nil, err
+	}
+	latest := lf.latest()
+	if latest < 0 {
+		return nil, fmt.Errorf("%w: %s has no commits", ErrNotATable, root)
+	}
+	if version < 0 {
+		version = latest
+	}
+	if version > latest {
+		return nil, fmt.Errorf("%w: version %d of %s (latest is %d)", ErrVersionNotFound, version, root, latest)
+	}
+	for _, v := range lf.v2 {
+		if v <= version {
+			return nil, fmt.Errorf("%w: v2 checkpoint at version %d of %s", ErrUnsupported, v, root)
+		}
+	}
+	s := &Snapshot{root: root, version: version, files: map[string]*AddFile{},
+		removes: map[string]*RemoveFile{}, txns: map[string]*Txn{}}
+	start := int64(0)
+	if cp := newestCheckpoint(root, lf, version); cp != nil {
+		acts, err := readCheckpoint(root, *cp)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.apply(acts); err != nil {
+			return nil, fmt.Errorf("lake: checkpoint %d of %s: %w", cp.version, root, err)
+		}
+		start = cp.version + 1
+	} else if len(lf.commits) == 0 || lf.commits[0] != 0 {
+		return nil, fmt.Errorf("%w: version %d of %s: the log starts after version 0 and has no checkpoint at or below it",
+			ErrVersionNotFound, version, root)
+	}
+	for v := start; v <= version; v++ {
+		acts, err := readCommit(root, v)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.apply(acts); err != nil {
+			return nil, fmt.Errorf("lake: commit %d of %s: %w", v, root, err)
+		}
+		if v == version {
+			s.timestamp = commitTimestamp(root, v, acts)
+		}
+	}
+	if s.metadata == nil || s.protocol == nil {
+		return nil, fmt.Errorf("lake: %s at version %d has no metaData or protocol", root, version)
+	}
+	if err := checkRead(s.protocol, s.metadata); err != nil {
+		return nil, fmt.Errorf("lake: %s: %w", root, err)
+	}
+	s.schema, err = ParseSchemaString(s.metadata.SchemaString)
+	if err != nil {
+		return nil, fmt.Errorf("lake: %s: %w", root, err)
+	}
+	return s, nil
+}
+
+func (s *Snapshot) apply(acts []Action) error {
+	for _, a := range acts {
+		switch {
+		case a.Protocol != nil:
+			s.protocol = a.Protocol
+			if err := checkRead(a.Protocol, nil); err != nil {
+				return err
+			}
+		case a.MetaData != nil:
+			s.metadata = a.MetaData
+		case a.Add != nil:
+			if a.Add.DeletionVector != nil {
+				return fmt.Errorf("%w: deletion vector on %s", ErrUnsupported, a.Add.Path)
+			}
+			p, err := decodePath(a.Add.Path)
+			if err != nil {
+				return err
+			}
+			s.files[p] = a.Add
+			delete(s.removes, p)
+		case a.Remove != nil:
+			p, err := decodePath(a.Remove.Path)
+			if err != nil {
+				return err
+			}
+			delete(s.files, p)
+			s.removes[p] = a.Remove
+		case a.Txn != nil:
+			s.txns[a.Txn.AppID] = a.Txn
+		}
+	}
+	return nil
+}
+
+func commitTimestamp(root string, v int64, acts []Action) int64 {
+	for _, a := range acts {
+		if a.CommitInfo != nil && a.CommitInfo.Timestamp > 0 {
+			return a.CommitInfo.Timestamp
+		}
+	}
+	if st, err := os.Stat(logPath(root, commitName(v))); err == nil {
+		return st.ModTime().UnixMilli()
+	}
+	return 0
+}
+
+type lastCheckpoint struct {
+	Version int64 `json:"version"`
+	Size    int64 `json:"size"`
+	Parts   *int  `json:"parts,omitempty"`
+}
+
+// newestCheckpoint returns the newest complete checkpoint at or below
+// version, preferring the one _last_checkpoint names.
+func newestCheckpoint(root string, lf *logFiles, version int64) *checkpoint {
+	if b, err := os.ReadFile(logPath(root, "_last_checkpoint")); err == nil {
+		var lc lastCheckpoint
+		if json.Unmarshal(b, &lc) == nil && lc.Version <= version {
+			for _, cp := range lf.checkpoints[lc.Version] {
+				if lc.Parts == nil && len(cp.parts) == 1 || lc.Parts != nil && *lc.Parts == len(cp.parts) {
+					// Commits after it must all be listed for replay.
+					if commitsFrom(lf, lc.Version+1, version) {
+						c := cp
+						return &c
+					}
+				}
+			}
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		_ = err // an unreadable hint only costs a directory scan
+	}
+	best := int64(-1)
+	for v := range lf.checkpoints {
+		if v <= version && v > best && commitsFrom(lf, v+1, version) {
+			best = v
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	c := lf.checkpoints[best][0]
+	return &c
+}
+
+// commitsFrom reports whether commits lo..hi are all present.
+func commitsFrom(lf *logFiles, lo, hi int64) bool {
+	i := sort.Search(len(lf.commits), func(i int) bool { return lf.commits[i] >= lo })
+	for v := lo; v <= hi; v++ {
+		if i >= len(lf.commits) || lf.commits[i] != v {
+			return false
+		}
+		i++
+	}
+	return true
+}
