@@ -83,6 +83,15 @@ func (w *StreamWriter) StatePartitions(n int) *StreamWriter { w.cfg.StatePartiti
 // discarding them (they are counted either way).
 func (w *StreamWriter) LateDataSink(sink sinks.Sink) *StreamWriter { w.cfg.LateSink = sink; return w }
 
+// DeadLetterSink routes malformed input records (raw text, position and
+// error; see exec.DeadLetterSchema) to sink instead of failing the query.
+// Each batch's dead letters are written exactly once, under its batch id, and
+// counted in sources[].metrics.numDeadLetterRecords of progress events.
+func (w *StreamWriter) DeadLetterSink(sink sinks.Sink) *StreamWriter {
+	w.cfg.DeadLetterSink = sink
+	return w
+}
+
 // MaxRowsPerTrigger bounds the records each trigger reads.
 func (w *StreamWriter) MaxRowsPerTrigger(n int64) *StreamWriter {
 	w.cfg.ReadLimit.MaxRows = n

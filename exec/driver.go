@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -170,6 +171,7 @@ type batchRun struct {
 	dropped    int64
 	stats      []eventStats // per watermark operator
 	stateOp    *StateOperator
+	badRecords []int64 // per source, routed to the dead-letter sink
 }
 
 // execute runs batch b end to end: read, process, sink, state, commit log,
@@ -390,6 +392,9 @@ func (q *Query) runBatch(ctx context.Context, b *batchRun) (err error) {
 	if err := q.fault(StepDataRead, b.id); err != nil {
 		return err
 	}
+	if err := q.writeDeadLetters(ctx, b); err != nil {
+		return err
+	}
 	if err := w.Commit(ctx); err != nil {
 		return fmt.Errorf("sink %s: commit: %w", q.cfg.Sink.Name(), err)
 	}
@@ -516,6 +521,12 @@ func (q *Query) report(b *batchRun, prevStarts []sources.Offset) {
 		}
 		if d, ok := s.Source.(sources.Describer); ok {
 			sp.Metrics = d.Metrics()
+		}
+		if b.badRecords != nil {
+			if sp.Metrics == nil {
+				sp.Metrics = map[string]string{}
+			}
+			sp.Metrics["numDeadLetterRecords"] = strconv.FormatInt(b.badRecords[i], 10)
 		}
 		p.Sources = append(p.Sources, sp)
 	}

@@ -44,6 +44,10 @@ type Config struct {
 	// RecentProgressSize is how many progress events RecentProgress keeps
 	// (default 100, as Spark).
 	RecentProgressSize int
+	// DeadLetterSink, if set, receives malformed input records (with their
+	// raw text and the error) from sources that can route them, instead of
+	// the query failing.
+	DeadLetterSink sinks.Sink
 	// FaultInjection, for tests, is called at each step of each batch
 	// (Step* constants); an error it returns fails the query there, as a
 	// crash would.
@@ -96,6 +100,7 @@ type Query struct {
 	ckpt        *checkpointer
 	crashStep   string
 	crashBatch  int64
+	deadLetters []*deadLetters // per source, with a dead-letter sink
 }
 
 // Start analyzes cfg, compiles its plan, recovers from the checkpoint if
@@ -140,6 +145,9 @@ func Start(ctx context.Context, cfg Config) (*Query, error) {
 			return nil, fmt.Errorf("start: source %d (%s): initial offset: %w", i, s.Source.Name(), err)
 		}
 		q.starts[i] = off
+	}
+	if err := q.installDeadLetters(); err != nil {
+		return nil, fmt.Errorf("start: %w", err)
 	}
 	if cfg.CheckpointDir != "" {
 		ck, err := openCheckpointer(q)
@@ -195,7 +203,8 @@ func compile(cfg Config) (*compiled, error) {
 			return nil, fmt.Errorf("append output mode is not supported for an aggregation without a watermark: add WithWatermark on the event-time column and group by a window over it (or by the column), or use Update or Complete mode")
 		}
 		if cfg.Mode == sinks.Append && c.agg.window != nil && !c.agg.window.eventTimeCol {
-			return nil, fmt.Errorf("append output mode needs the window() column to carry a watermark: call WithWatermark on %s before GroupBy", c.agg.keyNames[c.agg.window.index])
+			w := plan.Unalias(aggNode.Keys[c.agg.window.index]).(plan.Window)
+			return nil, fmt.Errorf("append output mode needs a watermark on the window's time column %s: call WithWatermark(%q, delay) before GroupBy, or use Update or Complete mode", w.Time, w.Time.String())
 		}
 	} else if cfg.Mode == sinks.Complete {
 		return nil, fmt.Errorf("complete output mode is not supported when there are no streaming aggregations")

@@ -87,3 +87,10 @@ type BadRecord struct {
 type DeadLetters interface {
 	Add(r BadRecord)
 }
+
+// DeadLetterSetter is implemented by sources that can route malformed
+// records instead of failing. A query configured with a dead-letter sink
+// calls SetDeadLetters before its first trigger.
+type DeadLetterSetter interface {
+	SetDeadLetters(d DeadLetters)
+}

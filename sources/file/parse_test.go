@@ -84,7 +84,7 @@ func TestJSONMalformed(t *testing.T) {
 	for _, tc := range []struct {
 		name, line, want string
 	}{
-		{"bad timestamp", `{"event_time":"abc"}`, `file clicks-3.json line 3: field event_time: cannot parse "abc" as timestamp; fix or remove the line, or set DeadLetters to route bad records`},
+		{"bad timestamp", `{"event_time":"abc"}`, `file clicks-3.json line 3: field event_time: cannot parse "abc" as timestamp; fix or remove the line, or give the query a dead-letter sink (DeadLetterSink) to route bad records`},
 		{"fraction into int", `{"n":1.5}`, `file clicks-3.json line 3: field n: cannot parse "1.5" as int64; fix`},
 		{"string into int", `{"n":"x"}`, `field n: cannot parse "x" as int64`},
 		{"bool into int", `{"n":true}`, `field n: expected a number, found true`},

@@ -45,7 +45,7 @@ func (e *RecordError) Error() string {
 	}
 	b.WriteString(e.Reason)
 	if e.Routable {
-		b.WriteString("; fix or remove the line, or set DeadLetters to route bad records")
+		b.WriteString("; fix or remove the line, or give the query a dead-letter sink (DeadLetterSink) to route bad records")
 	}
 	return b.String()
 }

@@ -220,3 +220,7 @@ func (s *Source) Commit(end sources.Offset) error { return nil }
 
 // Close does nothing: partitions open and close their own files.
 func (s *Source) Close() error { return nil }
+
+// SetDeadLetters routes malformed records to d instead of failing the read
+// (the query's dead-letter sink uses it). Call it before the first read.
+func (s *Source) SetDeadLetters(d sources.DeadLetters) { s.opts.DeadLetters = d }

@@ -1,0 +1,54 @@
+package millrace_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/millrace/millrace"
+	"github.com/millrace/millrace/internal/testutil"
+	memsrc "github.com/millrace/millrace/sources/memory"
+)
+
+// TestAnalysisErrorsAreReturnedByStart checks that mistakes in a query are
+// reported by Start with a message that names the problem, never raised
+// once the stream runs.
+func TestAnalysisErrorsAreReturnedByStart(t *testing.T) {
+	src := func() *millrace.Stream { return millrace.ReadStream(memsrc.New(clickSchema)) }
+	col := millrace.Col
+	cases := []struct {
+		name string
+		s    *millrace.Stream
+		mode millrace.OutputMode
+		want string
+	}{
+		{"unknown column in filter", src().Filter(col("nope").Gt(1)), millrace.Append, `column "nope" not found`},
+		{"unknown column in select", src().Select(col("user"), col("usr")), millrace.Append, `column "usr" not found`},
+		{"string compared with number", src().Filter(col("campaign").Gt(3)), millrace.Append, "cannot compare"},
+		{"arithmetic on a string", src().Select(col("campaign").Plus(1)), millrace.Append, "arithmetic needs numbers"},
+		{"non-boolean filter", src().Filter(col("user").Plus(1)), millrace.Append, "not boolean"},
+		{"watermark on a non-timestamp", src().WithWatermark("user", time.Second), millrace.Append, "must be a timestamp"},
+		{"sum of a string", src().GroupBy(col("user")).Agg(millrace.Sum(col("campaign"))), millrace.Update, "needs a number"},
+		{"aggregate in select", src().Select(millrace.Count()), millrace.Append, "need GroupBy"},
+		{"append aggregation without watermark",
+			src().GroupBy(millrace.Window(col("event_time"), time.Minute)).Count(), millrace.Append, `call WithWatermark("event_time", delay)`},
+		{"append aggregation without event-time key",
+			src().WithWatermark("event_time", time.Second).GroupBy(col("campaign")).Count(), millrace.Append, "append output mode is not supported"},
+		{"complete mode without aggregation", src().Filter(col("user").Gt(1)), millrace.Complete, "complete output mode is not supported"},
+		{"duplicate output column", src().Select(col("user"), col("user")), millrace.Append, "duplicate output column"},
+		{"window on a number", src().GroupBy(millrace.Window(col("user"), time.Minute)).Count(), millrace.Update, "needs a timestamp"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			q, err := c.s.WriteStream(testutil.NewRecorder()).OutputMode(c.mode).Start(context.Background())
+			if err == nil {
+				_ = q.Stop()
+				t.Fatalf("Start succeeded, want an error containing %q", c.want)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %q does not contain %q", err, c.want)
+			}
+		})
+	}
+}
