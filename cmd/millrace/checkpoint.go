@@ -1,0 +1,110 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/millrace/millrace/checkpoint"
+	"github.com/millrace/millrace/state"
+	"github.com/spf13/cobra"
+)
+
+func newCheckpointCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "checkpoint",
+		Short: "Inspect query checkpoints",
+	}
+	var format string
+	var last int
+	inspect := &cobra.Command{
+		Use:   "inspect DIR",
+		Short: "Show a checkpoint's batches, offsets, watermark and state",
+		Long: `inspect reads a checkpoint directory without changing it and shows the query id,
+the batches in the offsets and commit logs (offsets, watermark, timestamp), what a
+restart would do next, and the rows and bytes of state per operator and partition.
+The state part needs the query to be stopped (the store is locked while it runs).`,
+		Example: `  millrace checkpoint inspect /var/lib/millrace/clicks
+  millrace checkpoint inspect --format json /var/lib/millrace/clicks | jq .state`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := checkpoint.Inspect(args[0])
+			if err != nil {
+				return err
+			}
+			switch format {
+			case "json":
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(r)
+			case "text":
+				printReport(cmd.OutOrStdout(), r, last)
+				return nil
+			}
+			return fmt.Errorf("unknown --format %q: use text or json", format)
+		},
+	}
+	inspect.Flags().StringVar(&format, "format", "text", "output format: text or json")
+	inspect.Flags().IntVar(&last, "last", 10, "batches to show (text format)")
+	cmd.AddCommand(inspect)
+	return cmd
+}
+
+func printReport(w io.Writer, r checkpoint.Report, last int) {
+	fmt.Fprintf(w, "Checkpoint %s\n", r.Path)
+	if r.Metadata != nil {
+		fmt.Fprintf(w, "  query id:          %s\n", r.Metadata.ID)
+		fmt.Fprintf(w, "  state partitions:  %d\n", r.Metadata.NumStatePartitions)
+	}
+	fmt.Fprintf(w, "  latest offsets:    batch %d\n", r.LatestOffsetsBatchID)
+	fmt.Fprintf(w, "  latest commit:     batch %d\n", r.LatestCommitBatchID)
+	next := "runs batch %d"
+	if r.Rerun {
+		next = "re-runs uncommitted batch %d with its recorded offsets"
+	}
+	fmt.Fprintf(w, "  on restart:        "+next+"\n", r.NextBatchID)
+	fmt.Fprintf(w, "  next watermark:    %s\n", msTime(r.WatermarkMs))
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "BATCH\tCOMMITTED\tWATERMARK\tTIMESTAMP\tOFFSETS")
+	batches := r.Batches
+	if last > 0 && len(batches) > last {
+		batches = batches[len(batches)-last:]
+	}
+	for _, b := range batches {
+		var offs []string
+		for _, o := range b.Offsets {
+			offs = append(offs, string(o))
+		}
+		fmt.Fprintf(tw, "%d\t%v\t%s\t%s\t%s\n", b.BatchID, b.Committed, msTime(b.BatchWatermarkMs), msTime(b.BatchTimestampMs), strings.Join(offs, " "))
+	}
+	_ = tw.Flush()
+	if r.State == nil {
+		fmt.Fprintln(w, "\nNo state (a stateless query).")
+		return
+	}
+	fmt.Fprintf(w, "\nState store %s at batch %d\n", r.State.Dir, r.State.Version)
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "OPERATOR\tPARTITION\tROWS\tBYTES")
+	for _, op := range r.State.Operators {
+		name := fmt.Sprint(op.OperatorID)
+		if op.OperatorID == state.MaxOperator {
+			name = "driver" // the next watermark, committed with the state
+		}
+		fmt.Fprintf(tw, "%s\tall\t%d\t%d\n", name, op.NumRowsTotal, op.MemoryUsedBytes)
+		for _, p := range op.Partitions {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", name, p.Partition, p.NumRowsTotal, p.MemoryUsedBytes)
+		}
+	}
+	_ = tw.Flush()
+}
+
+func msTime(ms int64) string {
+	if ms == 0 {
+		return "0"
+	}
+	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
+}

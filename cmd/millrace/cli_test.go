@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func run(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	cmd := newRoot()
+	var out, errOut bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(context.Background())
+	return out.String(), errOut.String(), err
+}
+
+// TestDemoThenInspect runs the demo with a checkpoint and inspects it.
+func TestDemoThenInspect(t *testing.T) {
+	dir := t.TempDir()
+	out, _, err := run(t, "demo", "--events", "300000", "--per-trigger", "100000", "--checkpoint", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "Demo finished: 300000 events") || !strings.Contains(out, "Batch: 1") {
+		t.Fatalf("demo output lacks the batches or the summary:\n%s", out)
+	}
+	js, _, err := run(t, "checkpoint", "inspect", "--format", "json", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		LatestCommitBatchID int64 `json:"latestCommitBatchId"`
+		NextBatchID         int64 `json:"nextBatchId"`
+		WatermarkMs         int64 `json:"watermarkMs"`
+		State               struct {
+			Operators []struct {
+				OperatorID   int   `json:"operatorId"`
+				NumRowsTotal int64 `json:"numRowsTotal"`
+			} `json:"operators"`
+		} `json:"state"`
+	}
+	if err := json.Unmarshal([]byte(js), &r); err != nil {
+		t.Fatalf("inspect --format json: %v\n%s", err, js)
+	}
+	if r.LatestCommitBatchID < 2 || r.NextBatchID != r.LatestCommitBatchID+1 || r.WatermarkMs == 0 {
+		t.Fatalf("unexpected report: %+v", r)
+	}
+	if len(r.State.Operators) == 0 || r.State.Operators[0].NumRowsTotal != 20 {
+		t.Fatalf("state should hold the 20 campaigns' open windows: %+v", r.State)
+	}
+	text, _, err := run(t, "checkpoint", "inspect", dir)
+	if err != nil || !strings.Contains(text, "on restart:") {
+		t.Fatalf("text inspect: %v\n%s", err, text)
+	}
+	if _, _, err := run(t, "checkpoint", "inspect", t.TempDir()+"/nope"); err == nil {
+		t.Fatal("inspecting a missing checkpoint succeeded")
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, _, err := run(t, "version")
+	if err != nil || !strings.HasPrefix(out, "millrace ") {
+		t.Fatalf("version: %q %v", out, err)
+	}
+}
