@@ -12,8 +12,8 @@ import (
 	"github.com/millrace/millrace"
 	"github.com/millrace/millrace/checkpoint"
 	"github.com/millrace/millrace/internal/testutil"
-	"github.com/millrace/millrace/state"
 	memsrc "github.com/millrace/millrace/sources/memory"
+	"github.com/millrace/millrace/state"
 )
 
 // runCheckpointed runs the click aggregation over three chunks with a
