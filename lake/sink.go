@@ -1,0 +1,180 @@
+package lake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/millrace/millrace/sinks"
+)
+
+// SinkOptions configure a streaming Delta sink.
+type SinkOptions struct {
+	// PartitionBy names the partition columns if the sink creates the table.
+	PartitionBy []string
+	// KeyColumns are the merge keys of Update mode (required for it).
+	KeyColumns []string
+	// Table are further options of the table handle (file size,
+	// checkpoint interval, allocator).
+	Table []Option
+}
+
+// Sink is an exactly-once streaming sink into a Delta table
+// (sinks.Sink). Each batch is one commit carrying txn{appId: query id,
+// version: batch id}; a batch whose id is at or below the table's recorded
+// txn version for the query is skipped. Append mode appends, Complete mode
+// replaces the table in one commit, Update mode merge-upserts on
+// KeyColumns. The table is created from the first batch's schema if absent.
+type Sink struct {
+	path string
+	opts SinkOptions
+
+	mu      sync.Mutex
+	table   *Table
+	commits int64
+	skipped int64
+	lastVer int64
+}
+
+var (
+	_ sinks.Sink        = (*Sink)(nil)
+	_ sinks.ModeChecker = (*Sink)(nil)
+	_ sinks.Metricer    = (*Sink)(nil)
+)
+
+// NewSink returns a sink writing to the Delta table at path.
+func NewSink(path string, opts SinkOptions) *Sink {
+	return &Sink{path: path, opts: opts, lastVer: -1}
+}
+
+// Name describes the sink.
+func (s *Sink) Name() string { return "DeltaSink[" + s.path + "]" }
+
+// SupportsMode reports Append and Complete always, Update when key columns
+// are configured.
+func (s *Sink) SupportsMode(m sinks.OutputMode) bool {
+	return m != sinks.Update || len(s.opts.KeyColumns) > 0
+}
+
+// Metrics reports commit counts and the last committed table version.
+func (s *Sink) Metrics() map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return map[string]string{"commits": strconv.FormatInt(s.commits, 10),
+		"skippedBatches": strconv.FormatInt(s.skipped, 10), "tableVersion": strconv.FormatInt(s.lastVer, 10)}
+}
+
+// Close releases nothing; a Sink holds no open files between batches.
+func (s *Sink) Close() error { return nil }
+
+func (s *Sink) tableFor(ctx context.Context, schema *arrow.Schema) (*Table, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.table != nil {
+		return s.table, nil
+	}
+	opts := append([]Option{PartitionBy(s.opts.PartitionBy...)}, s.opts.Table...)
+	t, err := OpenOrCreate(ctx, s.path, schema, opts...)
+	if err != nil {
+		return nil, err
+	}
+	s.table = t
+	return t, nil
+}
+
+// Begin starts batch info.BatchID.
+func (s *Sink) Begin(ctx context.Context, info sinks.BatchInfo) (sinks.BatchWriter, error) {
+	if !s.SupportsMode(info.Mode) {
+		return nil, fmt.Errorf("lake: sink %s: Update mode needs SinkOptions.KeyColumns", s.path)
+	}
+	if info.QueryID == "" {
+		return nil, fmt.Errorf("lake: sink %s: batch %d has no query id for its txn action", s.path, info.BatchID)
+	}
+	t, err := s.tableFor(ctx, info.Schema)
+	if err != nil {
+		return nil, fmt.Errorf("lake: sink batch %d: %w", info.BatchID, err)
+	}
+	done, err := batchDone(t, info)
+	if err != nil {
+		return nil, fmt.Errorf("lake: sink batch %d: %w", info.BatchID, err)
+	}
+	if done {
+		s.mu.Lock()
+		s.skipped++
+		s.mu.Unlock()
+	}
+	return &sinkBatch{sink: s, table: t, info: info, skip: done}, nil
+}
+
+// batchDone reports whether the table already holds the batch.
+func batchDone(t *Table, info sinks.BatchInfo) (bool, error) {
+	snap, err := t.Snapshot()
+	if err != nil {
+		return false, err
+	}
+	v, ok := snap.TxnVersion(info.QueryID)
+	return ok && v >= info.BatchID, nil
+}
+
+type sinkBatch struct {
+	sink  *Sink
+	table *Table
+	info  sinks.BatchInfo
+	skip  bool
+	recs  []arrow.RecordBatch
+}
+
+func (b *sinkBatch) Skip() bool { return b.skip }
+
+// Write buffers rec until Commit.
+func (b *sinkBatch) Write(ctx context.Context, rec arrow.RecordBatch) error {
+	if b.skip {
+		return nil
+	}
+	rec.Retain()
+	b.recs = append(b.recs, rec)
+	return nil
+}
+
+// Commit writes the data files and commits them with the batch's txn.
+func (b *sinkBatch) Commit(ctx context.Context) error {
+	defer b.Abort()
+	if b.skip {
+		return nil
+	}
+	now := b.table.now().UnixMilli()
+	txn := &Txn{AppID: b.info.QueryID, Version: b.info.BatchID, LastUpdated: &now}
+	var v int64
+	var err error
+	switch b.info.Mode {
+	case sinks.Complete:
+		v, err = b.table.overwrite(ctx, b.recs, txn)
+	case sinks.Update:
+		v, err = b.table.merge(ctx, b.recs, b.sink.opts.KeyColumns, txn)
+	default:
+		v, err = b.table.append(ctx, b.recs, txn)
+	}
+	if err != nil {
+		if errors.Is(err, ErrConcurrentModification) {
+			// Another instance of the query may have committed this batch.
+			if done, derr := batchDone(b.table, b.info); derr == nil && done {
+				return nil
+			}
+		}
+		return fmt.Errorf("lake: sink %s batch %d: %w", b.sink.path, b.info.BatchID, err)
+	}
+	b.sink.mu.Lock()
+	b.sink.commits++
+	b.sink.lastVer = v
+	b.sink.mu.Unlock()
+	return nil
+}
+
+// Abort drops the buffered records. Nothing was written to the table.
+func (b *sinkBatch) Abort() {
+	releaseRecords(b.recs)
+	b.recs = nil
+}
