@@ -85,9 +85,25 @@ type CommitInfo struct {
 	ReadVersion         *int64            `json:"readVersion,omitempty"`
 	IsolationLevel      string            `json:"isolationLevel,omitempty"`
 	IsBlindAppend       *bool             `json:"isBlindAppend,omitempty"`
-	OperationMetrics    map[string]string `json:"operationMetrics,omitempty"`
+	OperationMetrics    map[string]any    `json:"operationMetrics,omitempty"`
 	EngineInfo          string            `json:"engineInfo,omitempty"`
 	TxnID               string            `json:"txnId,omitempty"`
+}
+
+// UnmarshalJSON decodes commitInfo leniently: it is free-form provenance,
+// so fields of unexpected types are dropped instead of failing the commit.
+func (c *CommitInfo) UnmarshalJSON(b []byte) error {
+	type plain CommitInfo
+	if err := json.Unmarshal(b, (*plain)(c)); err == nil {
+		return nil
+	}
+	var loose struct {
+		Timestamp int64  `json:"timestamp"`
+		Operation string `json:"operation"`
+	}
+	_ = json.Unmarshal(b, &loose)
+	*c = CommitInfo{Timestamp: loose.Timestamp, Operation: loose.Operation}
+	return nil
 }
 
 // Action is one line of a commit; exactly one field is set.

@@ -22,7 +22,7 @@ type operation struct {
 	// readAll marks operations whose result depends on the whole table
 	// (overwrite, merge): a concurrent commit adding data conflicts.
 	readAll bool
-	metrics map[string]string
+	metrics map[string]any
 }
 
 func (op *operation) blindAppend() bool {

@@ -89,7 +89,7 @@ func (t *Table) Optimize(ctx context.Context) (OptimizeResult, error) {
 		adds[i].DataChange = false
 	}
 	op.adds = adds
-	op.metrics = map[string]string{"numRemovedFiles": strconv.Itoa(len(op.removes)), "numAddedFiles": strconv.Itoa(len(adds))}
+	op.metrics = map[string]any{"numRemovedFiles": strconv.Itoa(len(op.removes)), "numAddedFiles": strconv.Itoa(len(adds))}
 	v, err := t.commitWritten(ctx, s.version, op, w)
 	if err != nil {
 		return res, err

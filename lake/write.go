@@ -45,7 +45,7 @@ func (t *Table) commitWritten(ctx context.Context, readVersion int64, op *operat
 	return v, err
 }
 
-func writeMetrics(adds []AddFile, removed int) map[string]string {
+func writeMetrics(adds []AddFile, removed int) map[string]any {
 	var bytes, rows int64
 	for _, a := range adds {
 		bytes += a.Size
@@ -53,7 +53,7 @@ func writeMetrics(adds []AddFile, removed int) map[string]string {
 			rows += *st.NumRecords
 		}
 	}
-	m := map[string]string{"numFiles": strconv.Itoa(len(adds)), "numOutputBytes": strconv.FormatInt(bytes, 10),
+	m := map[string]any{"numFiles": strconv.Itoa(len(adds)), "numOutputBytes": strconv.FormatInt(bytes, 10),
 		"numOutputRows": strconv.FormatInt(rows, 10)}
 	if removed > 0 {
 		m["numRemovedFiles"] = strconv.Itoa(removed)
