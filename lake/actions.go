@@ -79,15 +79,15 @@ type Txn struct {
 // CommitInfo is the commitInfo action: provenance of a commit. Fields other
 // engines write are kept in Extra when reading.
 type CommitInfo struct {
-	Timestamp           int64             `json:"timestamp"`
-	Operation           string            `json:"operation"`
-	OperationParameters map[string]any    `json:"operationParameters,omitempty"`
-	ReadVersion         *int64            `json:"readVersion,omitempty"`
-	IsolationLevel      string            `json:"isolationLevel,omitempty"`
-	IsBlindAppend       *bool             `json:"isBlindAppend,omitempty"`
-	OperationMetrics    map[string]any    `json:"operationMetrics,omitempty"`
-	EngineInfo          string            `json:"engineInfo,omitempty"`
-	TxnID               string            `json:"txnId,omitempty"`
+	Timestamp           int64          `json:"timestamp"`
+	Operation           string         `json:"operation"`
+	OperationParameters map[string]any `json:"operationParameters,omitempty"`
+	ReadVersion         *int64         `json:"readVersion,omitempty"`
+	IsolationLevel      string         `json:"isolationLevel,omitempty"`
+	IsBlindAppend       *bool          `json:"isBlindAppend,omitempty"`
+	OperationMetrics    map[string]any `json:"operationMetrics,omitempty"`
+	EngineInfo          string         `json:"engineInfo,omitempty"`
+	TxnID               string         `json:"txnId,omitempty"`
 }
 
 // UnmarshalJSON decodes commitInfo leniently: it is free-form provenance,
