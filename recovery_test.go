@@ -52,66 +52,100 @@ func TestRecoveryAtEveryStep(t *testing.T) {
 		for _, step := range steps {
 			for _, crashBatch := range []int64{0, 5, 9} {
 				t.Run(fmt.Sprintf("%s/%s/batch-%d", mode, step, crashBatch), func(t *testing.T) {
-					mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-					defer mem.AssertSize(t, 0)
-					dir := t.TempDir()
-					rec := testutil.NewRecorder()
-					ctx := context.Background()
-					crashed := false
-					start := func(added int) (*millrace.Query, *memsrc.Source) {
-						src := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
-						for _, c := range chunks[:added] {
-							if _, err := src.AddRows(clickRows(c)...); err != nil {
-								t.Fatal(err)
-							}
-						}
-						q, err := clickQuery(src, w, delay).WriteStream(rec).
-							OutputMode(mode).Allocator(mem).StatePartitions(4).
-							Checkpoint(dir).
-							FaultInjection(func(s string, id int64) error {
-								if !crashed && s == step && id == crashBatch {
-									crashed = true
-									return errCrash
-								}
-								return nil
-							}).Start(ctx)
-						if err != nil {
-							t.Fatal(err)
-						}
-						return q, src
-					}
-					q, src := start(0)
-					for i, c := range chunks {
-						if _, err := src.AddRows(clickRows(c)...); err != nil {
-							t.Fatal(err)
-						}
-						err := q.ProcessAllAvailable(ctx)
-						if err == nil {
-							continue
-						}
-						if !errors.Is(err, errCrash) {
-							t.Fatal(err)
-						}
-						_ = q.Stop()
-						// restart: a new process would see the same input again
-						q, src = start(i + 1)
-						if err := q.ProcessAllAvailable(ctx); err != nil {
-							t.Fatal(err)
-						}
-					}
-					if err := q.Stop(); err != nil {
-						t.Fatal(err)
-					}
-					if !crashed {
-						t.Fatalf("the query never reached step %s of batch %d", step, crashBatch)
-					}
-					if d := testutil.Diff(rec.All(), wantRows); d != "" {
+					build := func(src *memsrc.Source) *millrace.Stream { return clickQuery(src, w, delay) }
+					got := runWithCrash(t, chunks, build, mode, step, crashBatch)
+					if d := testutil.Diff(got, wantRows); d != "" {
 						t.Fatal(d)
 					}
 				})
 			}
 		}
 	}
+}
+
+// TestDedupRecovery crashes a checkpointed dropDuplicatesWithinWatermark at
+// each step and checks the output equals an uninterrupted run's.
+func TestDedupRecovery(t *testing.T) {
+	const delay = 5 * second
+	chunks := split(genClicks(2000, 13, 0.05), 10)
+	want, _ := dedupOracle(chunks, func(c click) string { return fmt.Sprint(c.user) },
+		func(c click) (int64, bool) {
+			if c.ts == nil {
+				return 0, true
+			}
+			return *c.ts + delay, true
+		}, delay)
+	build := func(src *memsrc.Source) *millrace.Stream {
+		return millrace.ReadStream(src).WithWatermark("event_time", time.Duration(delay)*time.Microsecond).DropDuplicatesWithinWatermark("user")
+	}
+	for _, step := range []string{exec.StepDataRead, exec.StepSinkCommitted, exec.StepStateCommitted} {
+		t.Run(step, func(t *testing.T) {
+			if d := testutil.Diff(runWithCrash(t, chunks, build, millrace.Append, step, 4), want); d != "" {
+				t.Fatal(d)
+			}
+		})
+	}
+}
+
+// runWithCrash runs build over chunks with a checkpoint, making the query
+// fail once at step of batch crashBatch and restarting it on the same
+// checkpoint and sink, and returns every row the sink committed.
+func runWithCrash(t *testing.T, chunks [][]click, build func(*memsrc.Source) *millrace.Stream, mode millrace.OutputMode, step string, crashBatch int64) [][]any {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	dir := t.TempDir()
+	rec := testutil.NewRecorder()
+	ctx := context.Background()
+	crashed := false
+	start := func(added int) (*millrace.Query, *memsrc.Source) {
+		src := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
+		for _, c := range chunks[:added] {
+			if _, err := src.AddRows(clickRows(c)...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		q, err := build(src).WriteStream(rec).
+			OutputMode(mode).Allocator(mem).StatePartitions(4).
+			Checkpoint(dir).
+			FaultInjection(func(s string, id int64) error {
+				if !crashed && s == step && id == crashBatch {
+					crashed = true
+					return errCrash
+				}
+				return nil
+			}).Start(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q, src
+	}
+	q, src := start(0)
+	for i, c := range chunks {
+		if _, err := src.AddRows(clickRows(c)...); err != nil {
+			t.Fatal(err)
+		}
+		err := q.ProcessAllAvailable(ctx)
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, errCrash) {
+			t.Fatal(err)
+		}
+		_ = q.Stop()
+		// restart: a new process would see the same input again
+		q, src = start(i + 1)
+		if err := q.ProcessAllAvailable(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := q.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if !crashed {
+		t.Fatalf("the query never reached step %s of batch %d", step, crashBatch)
+	}
+	return rec.All()
 }
 
 // TestRestartWithChangedQuery: a stateless change is allowed, a change to

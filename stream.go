@@ -196,3 +196,26 @@ func (g *GroupedStream) Agg(aggs ...Column) *Stream {
 
 // Count is Agg(Count().As("count")).
 func (g *GroupedStream) Count() *Stream { return g.Agg(Count().As("count")) }
+
+// DropDuplicates keeps the first row of each distinct combination of cols
+// (all columns when none are given). State grows with the number of keys
+// unless the keys include an event-time column with a watermark: then keys
+// older than the watermark are forgotten and later rows older than it are
+// dropped as late.
+func (s *Stream) DropDuplicates(cols ...string) *Stream {
+	if s.err != nil {
+		return s
+	}
+	return s.then(plan.NewDeduplicate(s.node, cols, false))
+}
+
+// DropDuplicatesWithinWatermark keeps the first row of each key and drops
+// duplicates that arrive while the watermark has not passed the first row's
+// event time plus the allowed lateness; the key need not contain the event
+// time. It needs WithWatermark upstream.
+func (s *Stream) DropDuplicatesWithinWatermark(cols ...string) *Stream {
+	if s.err != nil {
+		return s
+	}
+	return s.then(plan.NewDeduplicate(s.node, cols, true))
+}

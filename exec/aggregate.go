@@ -375,6 +375,11 @@ func (a *aggOperator) routeLate(t *task, rec arrow.RecordBatch, rows []int32, la
 	if late == nil || len(rows) == 0 {
 		return nil
 	}
+	return routeLateRows(t, rec, rows, late)
+}
+
+// routeLateRows writes rows of rec to the late-data sink.
+func routeLateRows(t *task, rec arrow.RecordBatch, rows []int32, late *lateRouter) error {
 	b := columnar.Batch{Rec: rec, Sel: rows}
 	dense := kernels.Compact(t.mem, b)
 	defer dense.Release()
@@ -404,7 +409,7 @@ func (a *aggOperator) update(p int, inputs []*shuffled) error {
 
 // emit returns partition p's output rows for this trigger according to the
 // output mode, and evicts state the watermark has closed.
-func (a *aggOperator) emit(mem memory.Allocator, p int, watermarkUs int64) (arrow.RecordBatch, int64, int64, error) {
+func (a *aggOperator) emit(mem memory.Allocator, p int, watermarkUs int64) ([]arrow.RecordBatch, int64, int64, error) {
 	tab := a.parts[p]
 	var groups, evict []uint32
 	closed := func() []uint32 {
@@ -446,7 +451,10 @@ func (a *aggOperator) emit(mem memory.Allocator, p int, watermarkUs int64) (arro
 	if len(evict) > 0 {
 		tab.Remove(evict)
 	}
-	return rec, int64(len(dirty)), int64(len(evict)), nil
+	if rec == nil {
+		return nil, int64(len(dirty)), int64(len(evict)), nil
+	}
+	return []arrow.RecordBatch{rec}, int64(len(dirty)), int64(len(evict)), nil
 }
 
 // finish turns a table's raw output (window keys as start timestamps) into
@@ -483,6 +491,14 @@ func (a *aggOperator) finish(mem memory.Allocator, raw arrow.RecordBatch) (arrow
 		}
 	}
 	return array.NewRecordBatch(out, cols, raw.NumRows()), nil
+}
+
+func (a *aggOperator) name() string               { return "stateStoreSave" }
+func (a *aggOperator) inputSchema() *arrow.Schema { return a.inSch }
+func (a *aggOperator) numPartitions() int         { return len(a.parts) }
+
+func (a *aggOperator) closesByWatermark() bool {
+	return a.mode != sinks.Complete && ((a.window != nil && a.window.eventTimeCol) || a.eventKey >= 0)
 }
 
 // stateRows returns the number of groups held over all partitions.

@@ -57,6 +57,11 @@ func (a *aggOperator) encodeGroupKeys(p int, groups []uint32) ([][]byte, error) 
 	return columnar.EncodeKeys(nil, cols, nil)
 }
 
+func (a *aggOperator) enableDurability() {
+	a.durable = true
+	a.changes = make([]partChanges, len(a.parts))
+}
+
 // persist writes the batch's changes of every partition into txn and
 // clears them.
 func (a *aggOperator) persist(txn *state.Txn, op int) error {

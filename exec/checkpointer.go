@@ -28,7 +28,7 @@ type checkpointer struct {
 // them: after a crash between the state commit and the commit log, recovery
 // reads it instead of re-running the batch.
 const (
-	aggStateOp  = 0
+	statefulOp  = 0
 	metaStateOp = state.MaxOperator
 )
 
@@ -69,15 +69,14 @@ func openCheckpointer(q *Query) (*checkpointer, error) {
 	}
 	q.id = meta.ID
 	c := &checkpointer{q: q, dir: dir}
-	if q.c.agg != nil {
+	if q.c.state != nil {
 		_, _, _, comMax := dir.Batches()
 		st, err := state.Open(dir.StateDir(), state.Options{QueryID: meta.ID, MustExist: comMax >= 0})
 		if err != nil {
 			return nil, fmt.Errorf("checkpoint %s: %w", q.cfg.CheckpointDir, err)
 		}
 		c.store = st
-		q.c.agg.durable = true
-		q.c.agg.changes = make([]partChanges, len(q.c.agg.parts))
+		q.c.state.enableDurability()
 	}
 	return c, nil
 }
@@ -214,7 +213,7 @@ func (c *checkpointer) restoreState(_ context.Context, version int64) error {
 	if version < 0 {
 		return nil
 	}
-	return c.q.c.agg.restore(c.store, aggStateOp)
+	return c.q.c.state.restore(c.store, statefulOp)
 }
 
 func (c *checkpointer) storedWatermark() (int64, error) {
@@ -254,7 +253,7 @@ func (c *checkpointer) commitState(b *batchRun, nextWMUs int64) error {
 		return nil
 	}
 	txn := c.store.Begin(b.id)
-	if err := c.q.c.agg.persist(txn, aggStateOp); err != nil {
+	if err := c.q.c.state.persist(txn, statefulOp); err != nil {
 		txn.Abort()
 		return err
 	}

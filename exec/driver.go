@@ -126,7 +126,7 @@ func (q *Query) trigger(ctx context.Context, start time.Time) (bool, error) {
 		}
 	}
 	latestMs := time.Since(t0).Milliseconds()
-	noData := !hasData && q.c.agg != nil && q.cfg.Mode != sinks.Complete && q.watermarkUs > q.lastBatchWM
+	noData := !hasData && q.c.state != nil && q.c.state.closesByWatermark() && q.watermarkUs > q.lastBatchWM
 	if !hasData && !noData {
 		return false, nil
 	}
@@ -325,8 +325,8 @@ func (q *Query) runBatch(ctx context.Context, b *batchRun) (err error) {
 	out := &sinkWriter{w: w, skip: w.Skip()}
 	var late *lateRouter
 	var lateW sinks.BatchWriter
-	if q.cfg.LateSink != nil && c.agg != nil {
-		lateW, err = q.cfg.LateSink.Begin(ctx, sinks.BatchInfo{QueryID: q.id, BatchID: b.id, Mode: sinks.Append, Schema: c.agg.inSch})
+	if q.cfg.LateSink != nil && c.state != nil {
+		lateW, err = q.cfg.LateSink.Begin(ctx, sinks.BatchInfo{QueryID: q.id, BatchID: b.id, Mode: sinks.Append, Schema: c.state.inputSchema()})
 		if err != nil {
 			w.Abort()
 			return fmt.Errorf("late-data sink %s: begin: %w", q.cfg.LateSink.Name(), err)
@@ -365,8 +365,8 @@ func (q *Query) runBatch(ctx context.Context, b *batchRun) (err error) {
 			if err != nil {
 				return err
 			}
-			if c.agg != nil {
-				return c.agg.prepare(t, batch, shuf[i], late)
+			if c.state != nil {
+				return c.state.prepare(t, batch, shuf[i], late)
 			}
 			return out.write(ctx, t, batch)
 		})
@@ -384,8 +384,8 @@ func (q *Query) runBatch(ctx context.Context, b *batchRun) (err error) {
 			b.stats[i].merge(t.wm[i])
 		}
 	}
-	if c.agg != nil {
-		if err := q.runAggregate(ctx, b, shuf, out); err != nil {
+	if c.state != nil {
+		if err := q.runStateful(ctx, b, shuf, out); err != nil {
 			return err
 		}
 	}
@@ -411,15 +411,16 @@ func (q *Query) newTask(ctx context.Context, wm int64) *task {
 	return &task{ctx: ctx, mem: q.mem, wm: make([]eventStats, len(q.c.watermarks)), watermarkUs: wm, inputRows: make([]int64, len(q.c.scans))}
 }
 
-// runAggregate runs the update and emit phases of the aggregation and writes
-// the emitted rows, partition by partition, through the operators above it.
-func (q *Query) runAggregate(ctx context.Context, b *batchRun, shuf []*shuffled, out *sinkWriter) error {
-	a := q.c.agg
+// runStateful runs the update and emit phases of the stateful operator and
+// writes the emitted rows, partition by partition, through the operators
+// above it.
+func (q *Query) runStateful(ctx context.Context, b *batchRun, shuf []*shuffled, out *sinkWriter) error {
+	a := q.c.state
 	t0 := time.Now()
 	for _, s := range shuf {
 		b.dropped += s.dropped
 	}
-	p := len(a.parts)
+	p := a.numPartitions()
 	if err := parallel(ctx, p, q.cfg.Parallelism, func(_ context.Context, i int) error {
 		return a.update(i, shuf)
 	}); err != nil {
@@ -431,13 +432,15 @@ func (q *Query) runAggregate(ctx context.Context, b *batchRun, shuf []*shuffled,
 	}
 	updateMs := time.Since(t0).Milliseconds()
 	t1 := time.Now()
-	recs := make([]arrow.RecordBatch, p)
+	recs := make([][]arrow.RecordBatch, p)
 	updated := make([]int64, p)
 	removed := make([]int64, p)
 	defer func() {
-		for _, r := range recs {
-			if r != nil {
-				r.Release()
+		for _, rs := range recs {
+			for _, r := range rs {
+				if r != nil {
+					r.Release()
+				}
 			}
 		}
 	}()
@@ -449,17 +452,19 @@ func (q *Query) runAggregate(ctx context.Context, b *batchRun, shuf []*shuffled,
 		return err
 	}
 	post := q.newTask(ctx, b.watermarkUs)
-	for i, r := range recs {
-		if r == nil {
-			continue
-		}
-		recs[i] = nil
-		batch, err := q.c.post.run(post, columnar.Batch{Rec: r})
-		if err != nil {
-			return err
-		}
-		if err := out.write(ctx, post, batch); err != nil {
-			return err
+	for _, rs := range recs {
+		for j, r := range rs {
+			if r == nil {
+				continue
+			}
+			rs[j] = nil
+			batch, err := q.c.post.run(post, columnar.Batch{Rec: r})
+			if err != nil {
+				return err
+			}
+			if err := out.write(ctx, post, batch); err != nil {
+				return err
+			}
 		}
 	}
 	for i := range b.stats {
@@ -467,7 +472,7 @@ func (q *Query) runAggregate(ctx context.Context, b *batchRun, shuf []*shuffled,
 	}
 	rows, bytes := a.stateRows()
 	op := &StateOperator{
-		OperatorName:              "stateStoreSave",
+		OperatorName:              a.name(),
 		NumRowsTotal:              rows,
 		AllUpdatesTimeMs:          updateMs,
 		AllRemovalsTimeMs:         time.Since(t1).Milliseconds(),

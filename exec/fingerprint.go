@@ -24,19 +24,23 @@ type operatorFingerprint struct {
 
 func fingerprint(c *compiled) planFingerprint {
 	fp := planFingerprint{Operators: []operatorFingerprint{}}
-	if a := c.agg; a != nil {
-		op := operatorFingerprint{Operator: "aggregate"}
-		for i, k := range a.node.Keys {
-			op.Keys = append(op.Keys, fmt.Sprintf("%s: %s", plan.Unalias(k), columnar.TypeName(a.keyTypes[i])))
-		}
-		for _, e := range a.node.Aggs {
-			ag := plan.Unalias(e).(plan.Agg)
-			t, _ := plan.TypeOf(ag, a.inSch)
-			op.Aggs = append(op.Aggs, fmt.Sprintf("%s: %s", ag, columnar.TypeName(t)))
-		}
-		fp.Operators = append(fp.Operators, op)
+	if c.state != nil {
+		fp.Operators = append(fp.Operators, c.state.fingerprint())
 	}
 	return fp
+}
+
+func (a *aggOperator) fingerprint() operatorFingerprint {
+	op := operatorFingerprint{Operator: "aggregate"}
+	for i, k := range a.node.Keys {
+		op.Keys = append(op.Keys, fmt.Sprintf("%s: %s", plan.Unalias(k), columnar.TypeName(a.keyTypes[i])))
+	}
+	for _, e := range a.node.Aggs {
+		ag := plan.Unalias(e).(plan.Agg)
+		t, _ := plan.TypeOf(ag, a.inSch)
+		op.Aggs = append(op.Aggs, fmt.Sprintf("%s: %s", ag, columnar.TypeName(t)))
+	}
+	return op
 }
 
 // diff says what changed from old to new, or "" when the state is

@@ -170,12 +170,12 @@ type watermarkInfo struct {
 // compileChain appends the stateless operators of n (down to its scans) to
 // the chains of the scans under it; it stops at a stateful operator, which
 // it returns.
-func (q *compiled) compileChain(n plan.Node, chains map[int]chain) (*plan.Aggregate, error) {
+func (q *compiled) compileChain(n plan.Node, chains map[int]chain) (plan.Node, error) {
 	switch n := n.(type) {
 	case *plan.Scan:
 		chains[n.Index] = nil
 		return nil, nil
-	case *plan.Aggregate:
+	case *plan.Aggregate, *plan.Deduplicate:
 		return n, nil
 	case *plan.Union:
 		for _, in := range n.Inputs {
@@ -184,14 +184,14 @@ func (q *compiled) compileChain(n plan.Node, chains map[int]chain) (*plan.Aggreg
 				return nil, err
 			}
 			if a != nil {
-				return nil, fmt.Errorf("union of aggregated streams is not supported yet")
+				return nil, fmt.Errorf("union of streams that went through a stateful operator is not supported yet")
 			}
 		}
 		return nil, nil
 	}
 	child := n.Children()[0]
 	below := map[int]chain{}
-	agg, err := q.compileChain(child, below)
+	stateNode, err := q.compileChain(child, below)
 	if err != nil {
 		return nil, err
 	}
@@ -221,9 +221,9 @@ func (q *compiled) compileChain(n plan.Node, chains map[int]chain) (*plan.Aggreg
 	default:
 		return nil, fmt.Errorf("unsupported plan node %s", n.Describe())
 	}
-	if agg != nil {
+	if stateNode != nil {
 		q.post = append(q.post, o)
-		return agg, nil
+		return stateNode, nil
 	}
 	for k, c := range below {
 		chains[k] = append(c, o)

@@ -60,9 +60,9 @@ var ErrStopped = errors.New("query stopped")
 // compiled is the physical form of a plan.
 type compiled struct {
 	scans      []*plan.Scan
-	chains     map[int]chain // per scan index: ops up to the aggregate or sink
-	agg        *aggOperator
-	post       chain // ops above the aggregate
+	chains     map[int]chain // per scan index: ops up to the stateful operator or sink
+	state      stateful      // nil for a stateless query
+	post       chain         // ops above the stateful operator
 	watermarks []watermarkInfo
 	outSchema  *arrow.Schema
 }
@@ -183,31 +183,43 @@ func compile(cfg Config) (*compiled, error) {
 		seen[s] = true
 		s.Index = i // sources are numbered in plan order, the order of the offsets log
 	}
-	aggNode, err := c.compileChain(cfg.Plan, c.chains)
+	top, err := c.compileChain(cfg.Plan, c.chains)
 	if err != nil {
 		return nil, err
 	}
-	if aggNode != nil {
-		if inner, err := findAggregate(aggNode.Input); err != nil || inner {
-			return nil, fmt.Errorf("more than one aggregation in a query is not supported yet")
+	if top == nil {
+		if cfg.Mode == sinks.Complete {
+			return nil, fmt.Errorf("complete output mode is not supported when there are no streaming aggregations")
+		}
+	} else {
+		if inner := findStateful(top.Children()[0]); inner != nil {
+			return nil, fmt.Errorf("%s over %s: more than one stateful operator in a query is not supported yet", top.Describe(), inner.Describe())
 		}
 		below := map[int]chain{}
-		if _, err := c.compileChain(aggNode.Input, below); err != nil {
+		if _, err := c.compileChain(top.Children()[0], below); err != nil {
 			return nil, err
 		}
 		c.chains = below
-		if c.agg, err = newAggOperator(aggNode, cfg.Mode, cfg.StatePartitions); err != nil {
-			return nil, err
+		switch n := top.(type) {
+		case *plan.Aggregate:
+			a, err := newAggOperator(n, cfg.Mode, cfg.StatePartitions)
+			if err != nil {
+				return nil, err
+			}
+			if err := checkAggMode(a, n, cfg.Mode); err != nil {
+				return nil, err
+			}
+			c.state = a
+		case *plan.Deduplicate:
+			if cfg.Mode == sinks.Complete {
+				return nil, fmt.Errorf("complete output mode is not supported for dropDuplicates: use Append")
+			}
+			d, err := newDedupOperator(n, cfg.StatePartitions, cfg.Allocator)
+			if err != nil {
+				return nil, err
+			}
+			c.state = d
 		}
-		if cfg.Mode == sinks.Append && c.agg.window == nil && c.agg.eventKey < 0 {
-			return nil, fmt.Errorf("append output mode is not supported for an aggregation without a watermark: add WithWatermark on the event-time column and group by a window over it (or by the column), or use Update or Complete mode")
-		}
-		if cfg.Mode == sinks.Append && c.agg.window != nil && !c.agg.window.eventTimeCol {
-			w := plan.Unalias(aggNode.Keys[c.agg.window.index]).(plan.Window)
-			return nil, fmt.Errorf("append output mode needs a watermark on the window's time column %s: call WithWatermark(%q, delay) before GroupBy, or use Update or Complete mode", w.Time, w.Time.String())
-		}
-	} else if cfg.Mode == sinks.Complete {
-		return nil, fmt.Errorf("complete output mode is not supported when there are no streaming aggregations")
 	}
 	if mc, ok := cfg.Sink.(sinks.ModeChecker); ok && !mc.SupportsMode(cfg.Mode) {
 		return nil, fmt.Errorf("sink %s does not support %s output mode", cfg.Sink.Name(), cfg.Mode)
@@ -215,16 +227,33 @@ func compile(cfg Config) (*compiled, error) {
 	return c, nil
 }
 
-func findAggregate(n plan.Node) (bool, error) {
-	if _, ok := n.(*plan.Aggregate); ok {
-		return true, nil
+// findStateful returns the first stateful node of a plan, or nil.
+func findStateful(n plan.Node) plan.Node {
+	switch n.(type) {
+	case *plan.Aggregate, *plan.Deduplicate:
+		return n
 	}
 	for _, c := range n.Children() {
-		if found, _ := findAggregate(c); found {
-			return true, nil
+		if found := findStateful(c); found != nil {
+			return found
 		}
 	}
-	return false, nil
+	return nil
+}
+
+// checkAggMode applies Spark's rules for aggregations in Append mode.
+func checkAggMode(a *aggOperator, n *plan.Aggregate, mode sinks.OutputMode) error {
+	if mode != sinks.Append {
+		return nil
+	}
+	if a.window == nil && a.eventKey < 0 {
+		return fmt.Errorf("append output mode is not supported for an aggregation without a watermark: add WithWatermark on the event-time column and group by a window over it (or by the column), or use Update or Complete mode")
+	}
+	if a.window != nil && !a.window.eventTimeCol {
+		w := plan.Unalias(n.Keys[a.window.index]).(plan.Window)
+		return fmt.Errorf("append output mode needs a watermark on the window's time column %s: call WithWatermark(%q, delay) before GroupBy, or use Update or Complete mode", w.Time, w.Time.String())
+	}
+	return nil
 }
 
 // ID is the query's id, stable across restarts from the same checkpoint.

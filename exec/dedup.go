@@ -1,0 +1,329 @@
+package exec
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace/agg"
+	"github.com/millrace/millrace/columnar"
+	"github.com/millrace/millrace/kernels"
+	"github.com/millrace/millrace/plan"
+	"github.com/millrace/millrace/state"
+)
+
+// dedupOperator is dropDuplicates and dropDuplicatesWithinWatermark. Each
+// state partition keeps a hash table of the keys seen and, per key, the
+// event time after which it may be forgotten. A row passes when its key is
+// new: within a batch the first row of a key wins, because group ids are
+// handed out in row order, so a row is first exactly when its group id is
+// the next new id.
+type dedupOperator struct {
+	node   *plan.Deduplicate
+	inSch  *arrow.Schema
+	keyIdx []int
+	// tsIdx is the event-time column, or -1.
+	tsIdx int
+	// expires says whether keys expire: within-watermark, or an event-time
+	// column among the keys.
+	expires bool
+	delayUs int64
+
+	keyTypes []arrow.DataType
+	parts    []*dedupPartition
+	durable  bool
+	mem      memory.Allocator
+}
+
+type dedupPartition struct {
+	ht     *agg.HashTable
+	expiry []int64 // per group: forget the key once the watermark reaches it
+	out    []arrow.RecordBatch
+	// changes of the running batch, for the durable store
+	putKeys, putVals, delKeys [][]byte
+	newFrom                   int // first group id created in this batch
+}
+
+func newDedupOperator(n *plan.Deduplicate, partitions int, mem memory.Allocator) (*dedupOperator, error) {
+	s := n.Input.Schema()
+	d := &dedupOperator{node: n, inSch: s, tsIdx: -1, mem: mem}
+	for _, k := range n.Keys {
+		i, err := columnar.FieldIndex(s, k)
+		if err != nil {
+			return nil, err
+		}
+		d.keyIdx = append(d.keyIdx, i)
+		d.keyTypes = append(d.keyTypes, s.Field(i).Type)
+	}
+	if n.EventTime != "" {
+		d.tsIdx, _ = columnar.FieldIndex(s, n.EventTime)
+		delay, _ := plan.WatermarkDelay(s.Field(d.tsIdx))
+		d.delayUs = delay.Microseconds()
+		inKeys := false
+		for _, i := range d.keyIdx {
+			inKeys = inKeys || i == d.tsIdx
+		}
+		d.expires = n.WithinWatermark || inKeys
+		if !n.WithinWatermark {
+			d.delayUs = 0 // the key holds the event time itself
+		}
+	}
+	for p := 0; p < partitions; p++ {
+		ht, err := agg.NewHashTable(d.keyTypes)
+		if err != nil {
+			return nil, fmt.Errorf("dropDuplicates: %w", err)
+		}
+		d.parts = append(d.parts, &dedupPartition{ht: ht})
+	}
+	return d, nil
+}
+
+func (d *dedupOperator) name() string {
+	if d.node.WithinWatermark {
+		return "dedupeWithinWatermark"
+	}
+	return "dedupe"
+}
+func (d *dedupOperator) inputSchema() *arrow.Schema { return d.inSch }
+func (d *dedupOperator) numPartitions() int         { return len(d.parts) }
+func (d *dedupOperator) closesByWatermark() bool    { return d.expires }
+func (d *dedupOperator) enableDurability()          { d.durable = true }
+
+func (d *dedupOperator) fingerprint() operatorFingerprint {
+	op := operatorFingerprint{Operator: d.name()}
+	for i, k := range d.node.Keys {
+		op.Keys = append(op.Keys, fmt.Sprintf("%s: %s", k, columnar.TypeName(d.keyTypes[i])))
+	}
+	return op
+}
+
+// prepare drops late rows (when keys expire) and routes the rest by key.
+func (d *dedupOperator) prepare(t *task, b columnar.Batch, out *shuffled, late *lateRouter) error {
+	defer b.Release()
+	if b.NumRows() == 0 {
+		return nil
+	}
+	sel := b.Sel
+	if d.expires && t.watermarkUs != noWatermark {
+		tsCol := b.Rec.Column(d.tsIdx)
+		kept, err := kernels.CompareScalar(kernels.Gt, tsCol, t.watermarkUs, b.Sel, nil)
+		if err != nil {
+			return err
+		}
+		if tsCol.NullN() > 0 {
+			// a row without event time is never late
+			kept = kernels.Union(kept, kernels.SelectNull(tsCol, b.Sel, nil), nil)
+		}
+		if dropped := b.NumRows() - len(kept); dropped > 0 {
+			out.dropped += int64(dropped)
+			all := b.Sel
+			if all == nil {
+				all = columnar.Identity(nil, int(b.Rec.NumRows()))
+			}
+			lateRows := kernels.Difference(all, kept, nil)
+			if late != nil {
+				if err := routeLateRows(t, b.Rec, lateRows, late); err != nil {
+					return err
+				}
+			}
+		}
+		sel = kept
+	}
+	if sel != nil && len(sel) == 0 {
+		return nil
+	}
+	if out.parts == nil {
+		out.parts = make([][]columnar.Batch, len(d.parts))
+	}
+	p := len(d.parts)
+	if p == 1 {
+		b.Rec.Retain()
+		out.parts[0] = append(out.parts[0], columnar.Batch{Rec: b.Rec, Sel: sel})
+		return nil
+	}
+	keys := make([]arrow.Array, len(d.keyIdx))
+	for i, k := range d.keyIdx {
+		keys[i] = b.Rec.Column(k)
+	}
+	hashes := kernels.HashColumns(keys, sel, nil)
+	psel := make([][]int32, p)
+	for i, h := range hashes {
+		part := partitionOf(h, p)
+		psel[part] = append(psel[part], rowOf(sel, i))
+	}
+	for part, s := range psel {
+		if len(s) > 0 {
+			b.Rec.Retain()
+			out.parts[part] = append(out.parts[part], columnar.Batch{Rec: b.Rec, Sel: s})
+		}
+	}
+	return nil
+}
+
+// update keeps the first row of every new key in partition p.
+func (d *dedupOperator) update(p int, inputs []*shuffled) error {
+	dp := d.parts[p]
+	dp.newFrom = dp.ht.Len()
+	var groups []uint32
+	for _, in := range inputs {
+		if in.parts == nil {
+			continue
+		}
+		for _, b := range in.parts[p] {
+			keys := make([]arrow.Array, len(d.keyIdx))
+			for i, k := range d.keyIdx {
+				keys[i] = b.Rec.Column(k)
+			}
+			next := uint32(dp.ht.Len())
+			var err error
+			groups, err = dp.ht.Lookup(keys, b.Sel, groups, true)
+			if err != nil {
+				return fmt.Errorf("dropDuplicates partition %d: %w", p, err)
+			}
+			var ts []int64
+			var tsArr *array.Timestamp
+			if d.tsIdx >= 0 {
+				tsArr = b.Rec.Column(d.tsIdx).(*array.Timestamp)
+				ts = timestampValues(tsArr)
+			}
+			first := make([]int32, 0, len(groups))
+			for i, g := range groups {
+				if g != next {
+					continue
+				}
+				next++
+				r := rowOf(b.Sel, i)
+				first = append(first, r)
+				exp := int64(math.MaxInt64) // no event time: never forgotten
+				if ts != nil && tsArr.IsValid(int(r)) {
+					exp = ts[r] + d.delayUs
+				}
+				dp.expiry = append(dp.expiry, exp)
+			}
+			if len(first) > 0 {
+				dp.out = append(dp.out, kernels.Compact(d.mem, columnar.Batch{Rec: b.Rec, Sel: first}))
+			}
+		}
+	}
+	return nil
+}
+
+// emit returns the rows that passed and forgets keys the watermark closed.
+func (d *dedupOperator) emit(mem memory.Allocator, p int, watermarkUs int64) ([]arrow.RecordBatch, int64, int64, error) {
+	dp := d.parts[p]
+	out := dp.out
+	dp.out = nil
+	added := int64(dp.ht.Len() - dp.newFrom)
+	if d.durable && added > 0 {
+		groups := make([]uint32, 0, added)
+		for g := dp.newFrom; g < dp.ht.Len(); g++ {
+			groups = append(groups, uint32(g))
+		}
+		keys, err := d.encodeKeys(dp, groups)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		dp.putKeys = append(dp.putKeys, keys...)
+		for _, g := range groups {
+			dp.putVals = append(dp.putVals, binary.BigEndian.AppendUint64(nil, uint64(dp.expiry[g])))
+		}
+	}
+	var removed int64
+	if d.expires && watermarkUs != noWatermark {
+		keep := make([]bool, dp.ht.Len())
+		var gone []uint32
+		for g, e := range dp.expiry {
+			keep[g] = e > watermarkUs
+			if !keep[g] {
+				gone = append(gone, uint32(g))
+			}
+		}
+		if len(gone) > 0 {
+			if d.durable {
+				keys, err := d.encodeKeys(dp, gone)
+				if err != nil {
+					return nil, 0, 0, err
+				}
+				dp.delKeys = append(dp.delKeys, keys...)
+			}
+			dp.ht.Compact(keep)
+			kept := dp.expiry[:0]
+			for g, e := range dp.expiry {
+				if keep[g] {
+					kept = append(kept, e)
+				}
+			}
+			dp.expiry = kept
+			removed = int64(len(gone))
+		}
+	}
+	return out, added, removed, nil
+}
+
+func (d *dedupOperator) encodeKeys(dp *dedupPartition, groups []uint32) ([][]byte, error) {
+	cols := dp.ht.KeyColumns(memory.DefaultAllocator, groups)
+	defer func() {
+		for _, c := range cols {
+			c.Release()
+		}
+	}()
+	return columnar.EncodeKeys(nil, cols, nil)
+}
+
+func (d *dedupOperator) stateRows() (rows, bytes int64) {
+	for _, dp := range d.parts {
+		rows += int64(dp.ht.Len())
+		bytes += dp.ht.MemoryUsage() + int64(cap(dp.expiry))*8
+	}
+	return rows, bytes
+}
+
+func (d *dedupOperator) persist(txn *state.Txn, op int) error {
+	for p, dp := range d.parts {
+		for i, k := range dp.putKeys {
+			txn.Put(op, p, k, dp.putVals[i])
+		}
+		for _, k := range dp.delKeys {
+			txn.Delete(op, p, k)
+		}
+		dp.putKeys, dp.putVals, dp.delKeys = nil, nil, nil
+	}
+	return nil
+}
+
+func (d *dedupOperator) restore(store *state.Store, op int) error {
+	for p, dp := range d.parts {
+		dp.ht.Reset()
+		dp.expiry = dp.expiry[:0]
+		var keys [][]byte
+		err := store.Scan(op, p, func(k, v []byte) error {
+			if len(v) != 8 {
+				return fmt.Errorf("bad dedup state value of %d bytes", len(v))
+			}
+			keys = append(keys, append([]byte(nil), k...))
+			dp.expiry = append(dp.expiry, int64(binary.BigEndian.Uint64(v)))
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("restore dropDuplicates state, partition %d of %s: %w", p, store.Dir(), err)
+		}
+		if len(keys) == 0 {
+			continue
+		}
+		cols, err := columnar.DecodeKeys(memory.DefaultAllocator, keys, d.keyTypes)
+		if err != nil {
+			return fmt.Errorf("restore dropDuplicates state, partition %d of %s: %w", p, store.Dir(), err)
+		}
+		_, err = dp.ht.Lookup(cols, nil, nil, true)
+		for _, c := range cols {
+			c.Release()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

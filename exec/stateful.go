@@ -1,0 +1,32 @@
+package exec
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace/columnar"
+	"github.com/millrace/millrace/state"
+)
+
+// stateful is a stateful operator (hash aggregation, deduplication). A
+// trigger runs it in phases: prepare in every input task (evaluate keys,
+// drop late rows, route rows to state partitions), update once per state
+// partition (in input-task order, so results never depend on scheduling),
+// emit once per partition (the rows the output mode selects, eviction of
+// state the watermark closed). persist and restore move the state to and
+// from the durable store.
+type stateful interface {
+	name() string
+	inputSchema() *arrow.Schema
+	numPartitions() int
+	prepare(t *task, b columnar.Batch, out *shuffled, late *lateRouter) error
+	update(p int, inputs []*shuffled) error
+	emit(mem memory.Allocator, p int, watermarkUs int64) (out []arrow.RecordBatch, updated, removed int64, err error)
+	stateRows() (rows, bytes int64)
+	// closesByWatermark reports whether a moving watermark can make the
+	// operator emit or evict (so a no-data batch is worth running).
+	closesByWatermark() bool
+	fingerprint() operatorFingerprint
+	enableDurability()
+	persist(txn *state.Txn, op int) error
+	restore(store *state.Store, op int) error
+}
