@@ -103,21 +103,7 @@ func tableLines(t *testing.T, s *Snapshot, mem memory.Allocator) []string {
 	defer releaseRecords(recs)
 	var out []string
 	for _, r := range recs {
-		ids := r.Column(0).(*array.Int64)
-		names := r.Column(1).(*array.String)
-		vals := r.Column(2).(*array.Float64)
-		ts := r.Column(3).(*array.Timestamp)
-		parts := r.Column(4).(*array.String)
-		for i := 0; i < int(r.NumRows()); i++ {
-			x := row{id: ids.Value(i), value: vals.Value(i), ts: int64(ts.Value(i))}
-			if names.IsValid(i) {
-				x.name = names.Value(i)
-			}
-			if parts.IsValid(i) {
-				x.part = parts.Value(i)
-			}
-			out = append(out, x.String())
-		}
+		out = append(out, recLines(r)...)
 	}
 	sort.Strings(out)
 	return out
@@ -361,4 +347,30 @@ func TestConcurrentAppendsAndConflicts(t *testing.T) {
 	if _, err := tbl.commit(ctx, v, &operation{name: "WRITE"}); !errors.Is(err, ErrConcurrentModification) {
 		t.Fatalf("after metadata change: %v", err)
 	}
+}
+
+// recLines renders a record of testSchema like rowLines.
+func recLines(r arrow.RecordBatch) []string {
+	ids := r.Column(0).(*array.Int64)
+	names := r.Column(1).(*array.String)
+	vals := r.Column(2).(*array.Float64)
+	ts := r.Column(3).(*array.Timestamp)
+	parts := r.Column(4).(*array.String)
+	var out []string
+	for i := 0; i < int(r.NumRows()); i++ {
+		x := row{id: ids.Value(i), value: vals.Value(i), ts: int64(ts.Value(i))}
+		if names.IsValid(i) {
+			x.name = names.Value(i)
+		}
+		if parts.IsValid(i) {
+			x.part = parts.Value(i)
+		}
+		out = append(out, x.String())
+	}
+	return out
+}
+
+func sortStrings(s []string) []string {
+	sort.Strings(s)
+	return s
 }
