@@ -27,10 +27,16 @@
 //     (deletion vectors, column mapping, v2 checkpoints, reader version > 1
 //     without supported features) is rejected with ErrUnsupported.
 //
-// Parquet is read and written with arrow-go's pqarrow (no dictionary, zstd):
-// it maps Spark/delta-rs files (nested types, INT96, decimals) straight to
-// Arrow, and on our batches it is as fast as parquet-go with typed buffers;
-// see parquet_bench_test.go for the recorded comparison.
+// Parquet is read and written with arrow-go's pqarrow, zstd, no
+// dictionary encoding: it maps Spark/delta-rs files (nested types, INT96,
+// decimals) straight to Arrow, and it was fastest on our batches
+// (parquet_bench_test.go, 64K rows of int64/string/float64/timestamp,
+// write + read back, 2-core AMD EPYC, -benchtime=200ms): pqarrow without
+// dictionary 39 ms (1.68M rows/s, 286 KB), pqarrow with dictionary 106 ms
+// (576 KB), parquet-go's generic writer/reader incl. the Arrow row
+// conversion a sink needs 200 ms (317 KB). The streaming sink committed a
+// 64K-row batch per commit at 1.58M rows/s (41 ms per batch incl. fsyncs);
+// a scan read 5.0M rows/s.
 //
 // Read next: actions.go, schema.go, snapshot.go, table.go, sink.go.
 package lake
