@@ -285,13 +285,6 @@ func readCheckpointPart(name string) ([]Action, error) {
 				leaves = appendLeaves(leaves, sf)
 			}
 		}
-		if sf.Field.Name == "add" || sf.Field.Name == "remove" {
-			for _, c := range sf.Children {
-				if c.Field.Name == "deletionVector" {
-					_ = c // read with the rest: a set descriptor is rejected on apply
-				}
-			}
-		}
 	}
 	rr, err := fr.GetRecordReader(context.Background(), leaves, nil)
 	if err != nil {
@@ -307,12 +300,7 @@ func readCheckpointPart(name string) ([]Action, error) {
 	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	acts, err := ParseActions(name, buf.Bytes())
-	if err != nil {
-		return nil, err
-	}
-	// Rows carry every action column; keep only the one that is set.
-	return acts, nil
+	return ParseActions(name, buf.Bytes())
 }
 
 func appendLeaves(dst []int, sf pqarrow.SchemaField) []int {
