@@ -1,0 +1,66 @@
+// Command child is the query the kill tests run as a separate process and
+// kill: a checkpointed windowed aggregation of the click generator, in
+// Append mode with an AvailableNow trigger, written to the file sink.
+//
+// Usage: child -checkpoint DIR -out DIR [-events N] [-per-trigger N]
+//
+// It exits 0 once every available event is processed, 1 on a query error
+// (printed to stderr). MILLRACE_CRASH_AT=step:batchId makes the engine kill
+// the process with SIGKILL at that step (see exec.CrashEnv).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/millrace/millrace"
+	"github.com/millrace/millrace/sinks/file"
+	"github.com/millrace/millrace/sources/clicks"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	ckpt := flag.String("checkpoint", "", "checkpoint directory")
+	out := flag.String("out", "", "file sink directory")
+	events := flag.Int64("events", 200_000, "events to generate")
+	perTrigger := flag.Int64("per-trigger", 8_000, "events per trigger")
+	rowsPerFile := flag.Int64("rows-per-file", 500, "file sink rows per file")
+	flag.Parse()
+	if *ckpt == "" || *out == "" {
+		return fmt.Errorf("-checkpoint and -out are required")
+	}
+	sink, err := file.New(*out, file.Options{MaxRowsPerFile: *rowsPerFile})
+	if err != nil {
+		return err
+	}
+	src := clicks.New(clicks.Options{Seed: 42, Events: *events, MaxEventsPerTrigger: *perTrigger})
+	counts := millrace.ReadStream(src).
+		WithWatermark("event_time", 5*time.Second).
+		GroupBy(millrace.Window(millrace.Col("event_time"), 5*time.Second), millrace.Col("campaign_id")).
+		Agg(
+			millrace.Count().As("clicks"),
+			millrace.Sum(millrace.Col("user_id")).As("user_sum"),
+			millrace.CountDistinct(millrace.Col("user_id")).As("users"),
+		)
+	ctx := context.Background()
+	q, err := counts.WriteStream(sink).
+		OutputMode(millrace.Append).
+		Trigger(millrace.AvailableNow()).
+		QueryName("killtest").
+		Checkpoint(*ckpt).
+		StatePartitions(4).
+		Start(ctx)
+	if err != nil {
+		return err
+	}
+	return q.AwaitTermination(ctx)
+}

@@ -1,0 +1,424 @@
+package file
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/millrace/millrace/sinks"
+)
+
+// Format is the encoding of data files.
+type Format int
+
+const (
+	// JSONLines writes one JSON object per line (files end in .jsonl).
+	JSONLines Format = iota
+	// CSV writes comma-separated values with a header (files end in .csv).
+	CSV
+)
+
+func (f Format) String() string {
+	switch f {
+	case JSONLines:
+		return "json"
+	case CSV:
+		return "csv"
+	}
+	return fmt.Sprintf("Format(%d)", int(f))
+}
+
+func (f Format) ext() string {
+	if f == CSV {
+		return ".csv"
+	}
+	return ".jsonl"
+}
+
+// DefaultMaxRowsPerFile bounds the rows of one data file when
+// Options.MaxRowsPerFile is 0.
+const DefaultMaxRowsPerFile = 1_000_000
+
+// LogDir is the name of the log directory inside the sink's directory.
+const LogDir = "_millrace_log"
+
+// Options configures a Sink. The zero value writes JSON lines.
+type Options struct {
+	// Format of the data files (default JSONLines).
+	Format Format
+	// MaxRowsPerFile starts a new file after this many rows (0:
+	// DefaultMaxRowsPerFile).
+	MaxRowsPerFile int64
+}
+
+// Sink writes each batch to files in a directory. Create it with New.
+type Sink struct {
+	dir    string
+	logDir string
+	opts   Options
+
+	files atomic.Int64 // data files committed by this Sink
+	rows  atomic.Int64
+	bytes atomic.Int64
+}
+
+var (
+	_ sinks.Sink        = (*Sink)(nil)
+	_ sinks.ModeChecker = (*Sink)(nil)
+	_ sinks.Metricer    = (*Sink)(nil)
+)
+
+// New opens (creating it if needed) the sink directory dir and its log,
+// and removes temporary files a crashed writer left there.
+func New(dir string, o Options) (*Sink, error) {
+	if o.Format != JSONLines && o.Format != CSV {
+		return nil, fmt.Errorf("file sink %s: unknown format %v", dir, o.Format)
+	}
+	if o.MaxRowsPerFile <= 0 {
+		o.MaxRowsPerFile = DefaultMaxRowsPerFile
+	}
+	s := &Sink{dir: dir, logDir: filepath.Join(dir, LogDir), opts: o}
+	if err := os.MkdirAll(s.logDir, 0o755); err != nil {
+		return nil, fmt.Errorf("file sink %s: %w", dir, err)
+	}
+	for _, d := range []string{dir, s.logDir} {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			return nil, fmt.Errorf("file sink %s: %w", dir, err)
+		}
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), ".tmp-") && e.Type().IsRegular() {
+				if err := os.Remove(filepath.Join(d, e.Name())); err != nil {
+					return nil, fmt.Errorf("file sink %s: remove stale temp file: %w", dir, err)
+				}
+			}
+		}
+	}
+	return s, nil
+}
+
+// Name describes the sink in progress events.
+func (s *Sink) Name() string { return fmt.Sprintf("FileSink[%s, %s]", s.dir, s.opts.Format) }
+
+// Dir returns the sink's directory.
+func (s *Sink) Dir() string { return s.dir }
+
+// SupportsMode reports true for Append only: Update and Complete would
+// rewrite rows already in files.
+func (s *Sink) SupportsMode(m sinks.OutputMode) bool { return m == sinks.Append }
+
+// Metrics reports the files, rows and bytes this Sink committed.
+func (s *Sink) Metrics() map[string]string {
+	return map[string]string{
+		"numFiles":        strconv.FormatInt(s.files.Load(), 10),
+		"numOutputRows":   strconv.FormatInt(s.rows.Load(), 10),
+		"numOutputBytes":  strconv.FormatInt(s.bytes.Load(), 10),
+		"maxRowsPerFile":  strconv.FormatInt(s.opts.MaxRowsPerFile, 10),
+		"format":          s.opts.Format.String(),
+		"committedLogDir": s.logDir,
+	}
+}
+
+// Close does nothing: every batch is closed by Commit or Abort.
+func (s *Sink) Close() error { return nil }
+
+// Begin starts batch info.BatchID. If the log has an entry for it the
+// writer skips; otherwise files a crashed attempt of the batch left are
+// removed first.
+func (s *Sink) Begin(ctx context.Context, info sinks.BatchInfo) (sinks.BatchWriter, error) {
+	if info.Mode != sinks.Append {
+		return nil, fmt.Errorf("file sink %s: batch %d: %s output mode is not supported (the file sink appends; use Append, or the memory sink for Update/Complete)", s.dir, info.BatchID, info.Mode)
+	}
+	if info.BatchID < 0 {
+		return nil, fmt.Errorf("file sink %s: negative batch id %d", s.dir, info.BatchID)
+	}
+	done, err := s.committed(info.BatchID)
+	if err != nil {
+		return nil, err
+	}
+	w := &writer{sink: s, id: info.BatchID, skip: done}
+	if done {
+		return w, nil
+	}
+	if err := s.removeAttempt(info.BatchID); err != nil {
+		return nil, err
+	}
+	if info.Schema != nil {
+		if err := w.setSchema(info.Schema); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// committed reports whether the log has an entry for batch id.
+func (s *Sink) committed(id int64) (bool, error) {
+	_, err := os.Stat(filepath.Join(s.logDir, strconv.FormatInt(id, 10)))
+	if err == nil {
+		return true, nil
+	}
+	if os.IsNotExist(err) {
+		return false, nil
+	}
+	return false, fmt.Errorf("file sink %s: batch %d: %w", s.dir, id, err)
+}
+
+// removeAttempt deletes data files of an uncommitted earlier attempt of
+// batch id (final or temporary names).
+func (s *Sink) removeAttempt(id int64) error {
+	prefix := "part-" + strconv.FormatInt(id, 10) + "-"
+	ents, err := os.ReadDir(s.dir)
+	if err != nil {
+		return fmt.Errorf("file sink %s: batch %d: %w", s.dir, id, err)
+	}
+	for _, e := range ents {
+		n := strings.TrimPrefix(e.Name(), ".")
+		if strings.HasPrefix(n, prefix) && e.Type().IsRegular() {
+			if err := os.Remove(filepath.Join(s.dir, e.Name())); err != nil {
+				return fmt.Errorf("file sink %s: batch %d: remove file of an earlier attempt: %w", s.dir, id, err)
+			}
+		}
+	}
+	return nil
+}
+
+// dataFile is one data file of a batch.
+type dataFile struct {
+	Path string `json:"path"` // final name, relative to the sink directory
+	Rows int64  `json:"rows"`
+	Size int64  `json:"size"`
+
+	tmp string
+}
+
+type writer struct {
+	sink *Sink
+	id   int64
+	skip bool
+
+	encs  []colEnc
+	files []dataFile // finished files (temporary names)
+
+	f    *os.File
+	bw   *bufio.Writer
+	cur  dataFile
+	buf  []byte
+	done bool
+}
+
+func (w *writer) Skip() bool { return w.skip }
+
+func (w *writer) setSchema(sc *arrow.Schema) error {
+	encs, err := newEncoders(sc.Fields())
+	if err != nil {
+		return fmt.Errorf("file sink %s: batch %d: %w", w.sink.dir, w.id, err)
+	}
+	w.encs = encs
+	return nil
+}
+
+// Write encodes rec's rows into the batch's temporary files.
+func (w *writer) Write(ctx context.Context, rec arrow.RecordBatch) error {
+	if w.skip || rec.NumRows() == 0 {
+		return nil
+	}
+	if w.done {
+		return fmt.Errorf("file sink %s: batch %d: write after commit or abort", w.sink.dir, w.id)
+	}
+	if w.encs == nil {
+		if err := w.setSchema(rec.Schema()); err != nil {
+			return err
+		}
+	}
+	if err := bind(w.encs, rec.Columns()); err != nil {
+		return fmt.Errorf("file sink %s: batch %d: %w", w.sink.dir, w.id, err)
+	}
+	n := int(rec.NumRows())
+	csv := w.sink.opts.Format == CSV
+	for i := 0; i < n; {
+		if w.f == nil {
+			if err := w.openFile(); err != nil {
+				return err
+			}
+		}
+		end := min(n, i+int(w.sink.opts.MaxRowsPerFile-w.cur.Rows))
+		w.cur.Rows += int64(end - i)
+		b := w.buf[:0]
+		for ; i < end; i++ {
+			if csv {
+				for c := range w.encs {
+					b = w.encs[c].appendCSV(b, i, c == 0, false)
+				}
+				b = append(b, '\n')
+			} else {
+				b = append(b, '{')
+				for c := range w.encs {
+					e := &w.encs[c]
+					if c > 0 {
+						b = append(b, ',')
+					}
+					b = append(b, e.jsonKey...)
+					b = e.appendJSON(b, i)
+				}
+				b = append(b, '}', '\n')
+			}
+			if len(b) >= 64<<10 {
+				if err := w.put(b); err != nil {
+					return err
+				}
+				b = b[:0]
+			}
+		}
+		if err := w.put(b); err != nil {
+			return err
+		}
+		w.buf = b[:0]
+		if w.cur.Rows >= w.sink.opts.MaxRowsPerFile {
+			if err := w.closeFile(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (w *writer) put(b []byte) error {
+	if _, err := w.bw.Write(b); err != nil {
+		return fmt.Errorf("file sink %s: batch %d: write %s: %w", w.sink.dir, w.id, w.cur.tmp, err)
+	}
+	w.cur.Size += int64(len(b))
+	return nil
+}
+
+// openFile starts the next data file under a temporary name.
+func (w *writer) openFile() error {
+	n := len(w.files)
+	final := fmt.Sprintf("part-%d-%d%s", w.id, n, w.sink.opts.Format.ext())
+	var rnd [6]byte
+	rand.Read(rnd[:])
+	tmp := filepath.Join(w.sink.dir, "."+final+".tmp-"+hex.EncodeToString(rnd[:]))
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("file sink %s: batch %d: %w", w.sink.dir, w.id, err)
+	}
+	w.f = f
+	if w.bw == nil {
+		w.bw = bufio.NewWriterSize(f, 256<<10)
+	} else {
+		w.bw.Reset(f)
+	}
+	w.cur = dataFile{Path: final, tmp: tmp}
+	if w.sink.opts.Format == CSV {
+		h := csvHeader(w.buf[:0], w.encs, "", true)
+		h = append(h, '\n')
+		if err := w.put(h); err != nil {
+			return err
+		}
+		w.buf = h[:0]
+	}
+	return nil
+}
+
+// closeFile flushes, fsyncs and closes the current file.
+func (w *writer) closeFile() error {
+	f := w.f
+	w.f = nil
+	if err := w.bw.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("file sink %s: batch %d: write %s: %w", w.sink.dir, w.id, w.cur.tmp, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("file sink %s: batch %d: fsync %s: %w", w.sink.dir, w.id, w.cur.tmp, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("file sink %s: batch %d: close %s: %w", w.sink.dir, w.id, w.cur.tmp, err)
+	}
+	w.files = append(w.files, w.cur)
+	return nil
+}
+
+// Commit renames the batch's files to their final names and writes the
+// log entry that makes them visible.
+func (w *writer) Commit(ctx context.Context) error {
+	if w.skip {
+		return nil
+	}
+	if w.done {
+		return fmt.Errorf("file sink %s: batch %d: commit after commit or abort", w.sink.dir, w.id)
+	}
+	w.done = true
+	if w.f != nil {
+		if err := w.closeFile(); err != nil {
+			w.removeFiles()
+			return err
+		}
+	}
+	for _, f := range w.files {
+		if err := os.Rename(f.tmp, filepath.Join(w.sink.dir, f.Path)); err != nil {
+			w.removeFiles()
+			return fmt.Errorf("file sink %s: batch %d: rename %s: %w", w.sink.dir, w.id, f.tmp, err)
+		}
+	}
+	if len(w.files) > 0 {
+		if err := syncDir(w.sink.dir); err != nil {
+			return fmt.Errorf("file sink %s: batch %d: %w", w.sink.dir, w.id, err)
+		}
+	}
+	if err := writeLogEntry(w.sink.logDir, w.id, w.files); err != nil {
+		return fmt.Errorf("file sink %s: batch %d: %w", w.sink.dir, w.id, err)
+	}
+	var rows, size int64
+	for _, f := range w.files {
+		rows += f.Rows
+		size += f.Size
+	}
+	w.sink.files.Add(int64(len(w.files)))
+	w.sink.rows.Add(rows)
+	w.sink.bytes.Add(size)
+	return nil
+}
+
+// Abort deletes the batch's files; the log never names them.
+func (w *writer) Abort() {
+	if w.skip || w.done {
+		return
+	}
+	w.done = true
+	if w.f != nil {
+		w.f.Close()
+		w.files = append(w.files, w.cur)
+		w.f = nil
+	}
+	w.removeFiles()
+}
+
+// removeFiles deletes the batch's files, under either name (best effort:
+// leftovers are invisible and removed by the next attempt or New).
+func (w *writer) removeFiles() {
+	for _, f := range w.files {
+		os.Remove(f.tmp)
+		os.Remove(filepath.Join(w.sink.dir, f.Path))
+	}
+}
+
+// syncDir fsyncs a directory so that renames in it are durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("fsync dir %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("fsync dir %s: %w", dir, err)
+	}
+	return nil
+}
