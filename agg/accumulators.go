@@ -18,9 +18,10 @@ import (
 type accumulator interface {
 	// resize makes groups 0..n-1 exist; new groups start empty.
 	resize(n int)
-	// update folds live row i of arg into group groups[i]. touched lists
-	// each group of groups once.
-	update(groups []uint32, arg arrow.Array, sel []int32, touched []uint32) error
+	// update folds live row i of arg into group groups[i]. It follows a
+	// resize to the table's group count, so groups created by this batch are
+	// the ones resize added.
+	update(groups []uint32, arg arrow.Array, sel []int32) error
 	// compact keeps groups with keep[g] set, in order; remap[g] is the new
 	// id of old group g (NoGroup when removed).
 	compact(keep []bool, remap []uint32)
@@ -102,7 +103,7 @@ type countAcc struct {
 
 func (a *countAcc) resize(n int) { a.counts = growTo(a.counts, n, 0) }
 
-func (a *countAcc) update(groups []uint32, arg arrow.Array, sel []int32, _ []uint32) error {
+func (a *countAcc) update(groups []uint32, arg arrow.Array, sel []int32) error {
 	if a.all {
 		kernels.CountRows(a.counts, groups)
 		return nil
@@ -124,55 +125,49 @@ func (a *countAcc) memory() int64                      { return int64(cap(a.coun
 type sumAcc[A int64 | float64] struct {
 	typ  arrow.DataType
 	sums []A
-	seen []bool
+	seenFlags
 }
 
 func (a *sumAcc[A]) resize(n int) {
 	a.sums = growTo(a.sums, n, 0)
-	a.seen = growTo(a.seen, n, false)
+	a.seenFlags.resize(n)
 }
 
-func (a *sumAcc[A]) update(groups []uint32, arg arrow.Array, sel []int32, touched []uint32) error {
+func (a *sumAcc[A]) update(groups []uint32, arg arrow.Array, sel []int32) error {
 	if arg.NullN() == 0 {
 		// One implementation of the plain loops: package kernels.
 		switch c := arg.(type) {
 		case *array.Int64:
 			if sums, ok := any(a.sums).([]int64); ok {
 				kernels.SumInt64(sums, groups, c, sel)
-				a.markSeen(touched)
+				a.markAll(groups)
 				return nil
 			}
 		case *array.Float64:
 			if sums, ok := any(a.sums).([]float64); ok {
 				kernels.SumFloat64(sums, groups, c, sel)
-				a.markSeen(touched)
+				a.markAll(groups)
 				return nil
 			}
 		}
 	}
 	switch c := arg.(type) {
 	case *array.Int64:
-		sumTyped(a, groups, c.Int64Values(), arg, sel, touched)
+		sumTyped(a, groups, c.Int64Values(), arg, sel)
 	case *array.Int32:
-		sumTyped(a, groups, c.Int32Values(), arg, sel, touched)
+		sumTyped(a, groups, c.Int32Values(), arg, sel)
 	case *array.Float64:
-		sumTyped(a, groups, c.Float64Values(), arg, sel, touched)
+		sumTyped(a, groups, c.Float64Values(), arg, sel)
 	default:
 		return fmt.Errorf("agg: sum of %s", columnar.TypeName(arg.DataType()))
 	}
 	return nil
 }
 
-func (a *sumAcc[A]) markSeen(touched []uint32) {
-	for _, g := range touched {
-		a.seen[g] = true
-	}
-}
-
-func sumTyped[T number, A int64 | float64](a *sumAcc[A], groups []uint32, vals []T, arg arrow.Array, sel []int32, touched []uint32) {
+func sumTyped[T number, A int64 | float64](a *sumAcc[A], groups []uint32, vals []T, arg arrow.Array, sel []int32) {
 	if arg.NullN() == 0 {
 		sumLoop(a.sums, groups, vals, sel)
-		a.markSeen(touched)
+		a.markAll(groups)
 		return
 	}
 	bm, off := validity(arg)
@@ -181,7 +176,7 @@ func sumTyped[T number, A int64 | float64](a *sumAcc[A], groups []uint32, vals [
 
 func (a *sumAcc[A]) compact(keep []bool, _ []uint32) {
 	a.sums = compactSlice(a.sums, keep)
-	a.seen = compactSlice(a.seen, keep)
+	a.seenFlags.compact(keep)
 }
 
 func (a *sumAcc[A]) build(mem memory.Allocator, groups []uint32) arrow.Array {
@@ -190,6 +185,51 @@ func (a *sumAcc[A]) build(mem memory.Allocator, groups []uint32) arrow.Array {
 
 func (a *sumAcc[A]) resultType() (arrow.DataType, bool) { return a.typ, true }
 func (a *sumAcc[A]) memory() int64                      { return int64(cap(a.sums))*8 + int64(cap(a.seen)) }
+
+// seenFlags records which groups of a sum, min or max have seen a non-null
+// value. A batch without nulls sets the flag of every group it touches;
+// rather than one random write per row, markAll relies on two facts: upTo
+// is a prefix of groups known seen, and the groups resize added for this
+// batch (from fresh on) were all created by its rows. So when every older
+// group is already seen, the batch only sets the new ones, sequentially.
+type seenFlags struct {
+	seen  []bool
+	upTo  int // seen[g] holds for every g < upTo
+	fresh int // groups >= fresh were added by the last resize
+}
+
+func (s *seenFlags) resize(n int) {
+	s.fresh = len(s.seen)
+	s.seen = growTo(s.seen, n, false)
+}
+
+// markAll sets the flag of every group of groups, where groups holds every
+// group the last resize added.
+func (s *seenFlags) markAll(groups []uint32) {
+	if s.upTo >= s.fresh {
+		for g := s.fresh; g < len(s.seen); g++ {
+			s.seen[g] = true
+		}
+		s.upTo, s.fresh = len(s.seen), len(s.seen)
+		return
+	}
+	for _, g := range groups {
+		s.seen[g] = true
+	}
+	s.advance()
+}
+
+func (s *seenFlags) advance() {
+	for s.upTo < len(s.seen) && s.seen[s.upTo] {
+		s.upTo++
+	}
+}
+
+func (s *seenFlags) compact(keep []bool) {
+	s.seen = compactSlice(s.seen, keep)
+	s.upTo, s.fresh = 0, len(s.seen)
+	s.advance()
+}
 
 // avgAcc is avg(col) as float64; null for a group without values.
 type avgAcc struct {
@@ -202,7 +242,7 @@ func (a *avgAcc) resize(n int) {
 	a.counts = growTo(a.counts, n, 0)
 }
 
-func (a *avgAcc) update(groups []uint32, arg arrow.Array, sel []int32, _ []uint32) error {
+func (a *avgAcc) update(groups []uint32, arg arrow.Array, sel []int32) error {
 	switch c := arg.(type) {
 	case *array.Int64:
 		avgTyped(a, groups, c.Int64Values(), arg, sel)
@@ -255,7 +295,7 @@ type minMaxAcc[A int64 | float64] struct {
 	typ   arrow.DataType
 	isMax bool
 	vals  []A
-	seen  []bool
+	seenFlags
 }
 
 func (a *minMaxAcc[A]) identity() A {
@@ -277,10 +317,10 @@ func (a *minMaxAcc[A]) identity() A {
 
 func (a *minMaxAcc[A]) resize(n int) {
 	a.vals = growTo(a.vals, n, a.identity())
-	a.seen = growTo(a.seen, n, false)
+	a.seenFlags.resize(n)
 }
 
-func (a *minMaxAcc[A]) update(groups []uint32, arg arrow.Array, sel []int32, touched []uint32) error {
+func (a *minMaxAcc[A]) update(groups []uint32, arg arrow.Array, sel []int32) error {
 	switch c := arg.(type) {
 	case *array.Int64:
 		if vals, ok := any(a.vals).([]int64); ok {
@@ -291,11 +331,11 @@ func (a *minMaxAcc[A]) update(groups []uint32, arg arrow.Array, sel []int32, tou
 			}
 			return nil
 		}
-		minMaxTyped(a, groups, c.Int64Values(), arg, sel, touched)
+		minMaxTyped(a, groups, c.Int64Values(), arg, sel)
 	case *array.Int32:
-		minMaxTyped(a, groups, c.Int32Values(), arg, sel, touched)
+		minMaxTyped(a, groups, c.Int32Values(), arg, sel)
 	case *array.Timestamp:
-		minMaxTyped(a, groups, c.TimestampValues(), arg, sel, touched)
+		minMaxTyped(a, groups, c.TimestampValues(), arg, sel)
 	case *array.Float64:
 		if vals, ok := any(a.vals).([]float64); ok {
 			if a.isMax {
@@ -305,14 +345,14 @@ func (a *minMaxAcc[A]) update(groups []uint32, arg arrow.Array, sel []int32, tou
 			}
 			return nil
 		}
-		minMaxTyped(a, groups, c.Float64Values(), arg, sel, touched)
+		minMaxTyped(a, groups, c.Float64Values(), arg, sel)
 	default:
 		return fmt.Errorf("agg: min/max of %s", columnar.TypeName(arg.DataType()))
 	}
 	return nil
 }
 
-func minMaxTyped[T number, A int64 | float64](a *minMaxAcc[A], groups []uint32, vals []T, arg arrow.Array, sel []int32, touched []uint32) {
+func minMaxTyped[T number, A int64 | float64](a *minMaxAcc[A], groups []uint32, vals []T, arg arrow.Array, sel []int32) {
 	if arg.NullN() > 0 {
 		bm, off := validity(arg)
 		minMaxValid(a.vals, a.seen, a.isMax, groups, vals, sel, bm, off)
@@ -323,14 +363,12 @@ func minMaxTyped[T number, A int64 | float64](a *minMaxAcc[A], groups []uint32, 
 	} else {
 		minLoop(a.vals, groups, vals, sel)
 	}
-	for _, g := range touched {
-		a.seen[g] = true
-	}
+	a.markAll(groups)
 }
 
 func (a *minMaxAcc[A]) compact(keep []bool, _ []uint32) {
 	a.vals = compactSlice(a.vals, keep)
-	a.seen = compactSlice(a.seen, keep)
+	a.seenFlags.compact(keep)
 }
 
 func (a *minMaxAcc[A]) build(mem memory.Allocator, groups []uint32) arrow.Array {

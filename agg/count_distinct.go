@@ -28,7 +28,7 @@ func newCountDistinct(argType arrow.DataType) (*countDistinctAcc, error) {
 
 func (a *countDistinctAcc) resize(n int) { a.counts = growTo(a.counts, n, 0) }
 
-func (a *countDistinctAcc) update(groups []uint32, arg arrow.Array, sel []int32, _ []uint32) error {
+func (a *countDistinctAcc) update(groups []uint32, arg arrow.Array, sel []int32) error {
 	n := arg.Len()
 	a.gids = growI64(a.gids, n)
 	live := sel

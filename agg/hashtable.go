@@ -88,6 +88,9 @@ func (h *HashTable) alloc(n int) {
 	h.shift = uint(64 - bits.TrailingZeros(uint(n)))
 	h.mask = uint64(n - 1)
 	h.limit = n / 2
+	if n <= smallSlots {
+		h.limit = n / smallLoad
+	}
 	if h.mode == modeInt {
 		h.islots = make([]intSlot, n)
 	} else {
@@ -95,13 +98,28 @@ func (h *HashTable) alloc(n int) {
 	}
 }
 
+// Small slot arrays (up to smallSlots slots, 256 KiB of intSlot) are kept
+// at load <= 1/smallLoad, so that nearly every hit is at the key's home slot
+// and the probe loop's branch predicts well; larger ones at load <= 1/2, as
+// there a cache miss per row costs more than a collision.
+const (
+	smallSlots = 1 << 14
+	smallLoad  = 4
+)
+
 // slotsFor returns the slot count that holds n groups below the load limit.
 func slotsFor(n int) int {
 	s := minSlots
-	for s/2 <= n {
+	for {
+		limit := s / 2
+		if s <= smallSlots {
+			limit = s / smallLoad
+		}
+		if n < limit {
+			return s
+		}
 		s *= 2
 	}
-	return s
 }
 
 // rebuild re-inserts every group into a fresh slot array of n slots.

@@ -151,12 +151,7 @@ func (t *Table) LoadGroups(keys []arrow.Array, states [][]byte) error {
 	if t.ht.Len()-before != len(states) {
 		return fmt.Errorf("agg: load: %d states for %d new groups (duplicate keys in state?)", len(states), t.ht.Len()-before)
 	}
-	n := t.ht.Len()
-	t.dirty = growTo(t.dirty, n, false)
-	t.mark = growTo(t.mark, n, 0)
-	for _, a := range t.accs {
-		a.resize(n)
-	}
+	t.resize()
 	// distinct values to insert per count-distinct accumulator
 	type pending struct {
 		gids []int64

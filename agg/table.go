@@ -2,7 +2,7 @@ package agg
 
 import (
 	"fmt"
-	"slices"
+	"math/bits"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -59,13 +59,13 @@ type Table struct {
 	specs    []Spec
 	accs     []accumulator
 
-	groups  []uint32 // group of each live row of the current batch
-	mark    []uint32 // epoch of the last batch that touched each group
-	epoch   uint32
-	touched []uint32 // groups of the current batch, each once
+	groups []uint32 // group of each live row of the current batch
 
-	dirty     []bool
-	dirtyList []uint32
+	// dirty has bit g%64 of word g/64 set when group g was updated since
+	// the last TakeDirty. Setting it is one unconditional OR per row into
+	// an array 64 times smaller than any per-group state (L1/L2 resident
+	// for a million groups); TakeDirty scans it, in ascending order.
+	dirty []uint64
 }
 
 // NewTable returns an empty aggregation with the given key column types,
@@ -120,49 +120,34 @@ func (t *Table) Update(keys []arrow.Array, args []arrow.Array, sel []int32) erro
 	if err != nil {
 		return err
 	}
-	n := t.ht.Len()
-	if len(t.dirty) < n {
-		t.dirty = growTo(t.dirty, n, false)
-		t.mark = growTo(t.mark, n, 0)
-		for _, a := range t.accs {
-			a.resize(n)
-		}
-	}
-	t.touch()
+	t.resize()
+	markDirty(t.dirty, t.groups)
 	for i, a := range t.accs {
 		var arg arrow.Array
 		if t.specs[i].Func != CountAll {
 			arg = args[t.specs[i].Arg]
 		}
-		if err := a.update(t.groups, arg, sel, t.touched); err != nil {
+		if err := a.update(t.groups, arg, sel); err != nil {
 			return fmt.Errorf("agg: aggregate %q: %w", t.specs[i].Name, err)
 		}
 	}
 	return nil
 }
 
-// touch lists the distinct groups of the batch in t.touched and marks them
-// dirty.
-func (t *Table) touch() {
-	t.epoch++
-	if t.epoch == 0 {
-		clear(t.mark)
-		t.epoch = 1
+// resize makes the dirty bitmap and every accumulator hold Len() groups
+// (new groups clean and empty).
+func (t *Table) resize() {
+	n := t.ht.Len()
+	t.dirty = growTo(t.dirty, (n+63)/64, 0)
+	for _, a := range t.accs {
+		a.resize(n)
 	}
-	e, mark := t.epoch, t.mark
-	touched := t.touched[:0]
-	for _, g := range t.groups {
-		if mark[g] != e {
-			mark[g] = e
-			touched = append(touched, g)
-		}
-	}
-	t.touched = touched
-	for _, g := range touched {
-		if !t.dirty[g] {
-			t.dirty[g] = true
-			t.dirtyList = append(t.dirtyList, g)
-		}
+}
+
+// markDirty sets the dirty bit of every group of groups.
+func markDirty(bits []uint64, groups []uint32) {
+	for _, g := range groups {
+		bits[g>>6] |= 1 << (g & 63)
 	}
 }
 
@@ -214,12 +199,17 @@ func (t *Table) AllGroups() []uint32 {
 // TakeDirty returns the groups updated since the last call, ascending, and
 // clears the dirty set.
 func (t *Table) TakeDirty() []uint32 {
-	out := t.dirtyList
-	t.dirtyList = nil
-	for _, g := range out {
-		t.dirty[g] = false
+	var out []uint32
+	for w, b := range t.dirty {
+		if b == 0 {
+			continue
+		}
+		t.dirty[w] = 0
+		for b != 0 {
+			out = append(out, uint32(w<<6|bits.TrailingZeros64(b)))
+			b &= b - 1
+		}
 	}
-	slices.Sort(out)
 	return out
 }
 
@@ -252,18 +242,16 @@ func (t *Table) Remove(groups []uint32) {
 	for _, a := range t.accs {
 		a.compact(keep, remap)
 	}
-	t.dirty = compactSlice(t.dirty, keep)
-	j := 0
-	for _, g := range t.dirtyList {
-		if remap[g] != NoGroup {
-			t.dirtyList[j] = remap[g]
-			j++
+	dirty := make([]uint64, (next+63)/64)
+	for w, b := range t.dirty {
+		for b != 0 {
+			if ng := remap[w<<6|bits.TrailingZeros64(b)]; ng != NoGroup {
+				dirty[ng>>6] |= 1 << (ng & 63)
+			}
+			b &= b - 1
 		}
 	}
-	t.dirtyList = t.dirtyList[:j]
-	t.mark = t.mark[:next]
-	clear(t.mark)
-	t.epoch = 0
+	t.dirty = dirty
 }
 
 // GroupsWhere returns, ascending, the groups whose int64/timestamp key column
@@ -282,7 +270,7 @@ func (t *Table) GroupsWhere(keyCol int, lessThan int64) []uint32 {
 
 // MemoryUsage returns the approximate bytes held by the table.
 func (t *Table) MemoryUsage() int64 {
-	m := t.ht.MemoryUsage() + int64(cap(t.groups)+cap(t.mark)+cap(t.touched)+cap(t.dirtyList))*4 + int64(cap(t.dirty))
+	m := t.ht.MemoryUsage() + int64(cap(t.groups))*4 + int64(cap(t.dirty))*8
 	for _, a := range t.accs {
 		m += a.memory()
 	}
