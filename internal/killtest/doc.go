@@ -23,7 +23,11 @@
 //     math/rand, so the schedule is reproducible; where the kill lands
 //     still depends on the machine's speed). Each kill is classified by
 //     the checkpoint it left: a batch in flight (offsets/N without
-//     commits/N) or between batches.
+//     commits/N) or between batches. Each restart of a random chain
+//     picks a parallelism of 1 to 4 workers: results must not depend on it.
+//
+// A second query shape (sliding windows, with min, max and avg too) gets
+// its own reference run and a schedule of kills at the named steps.
 //
 // Every schedule restarts the child until a run exits 0, then compares the
 // committed sink content with an uninterrupted reference run, as multisets

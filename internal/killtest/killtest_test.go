@@ -51,7 +51,9 @@ type harness struct {
 	hits  map[string]int // kills per step or random landing
 	runs  int
 
-	nBatches     int64 // batches of the reference run
+	nBatches     int64    // batches of the reference run
+	parallelism  int      // of the next child run (0: GOMAXPROCS)
+	shape        []string // extra child flags: the query's shape
 	randomChains int
 }
 
@@ -68,27 +70,14 @@ func TestKillAndRestart(t *testing.T) {
 	h.bin = buildChild(t)
 	t.Logf("built child in %v", time.Since(start).Round(time.Millisecond))
 
-	ref := h.dirs("reference")
-	if o := h.run(ref, "", 0); !o.ok {
-		t.Fatalf("reference run failed: %s", o.stderr)
-	}
-	h.ref = h.output(ref)
-	nBatches := latest(filepath.Join(ref.ckpt, "commits")) + 1
-	h.nBatches = nBatches
-	for _, ls := range h.ref {
-		h.nRef += len(ls)
-	}
-	if nBatches < 20 || h.nRef < 1000 {
-		t.Fatalf("reference run: %d batches, %d rows; the workload is too small to test anything", nBatches, h.nRef)
-	}
-	t.Logf("reference: %d batches, %d rows, %d batches with output", nBatches, h.nRef, len(h.ref))
+	h.reference("reference")
 
 	// 1. each batch killed once, rotating through the steps; two schedules
 	// with different rotations so every step meets every batch parity.
 	for k := 0; k < 2; k++ {
 		d := h.dirs(fmt.Sprintf("steps-%d", k))
 		var targets []string
-		for b := int64(0); b < nBatches; b++ {
+		for b := int64(0); b < h.nBatches; b++ {
 			targets = append(targets, fmt.Sprintf("%s:%d", steps[(int(b)+k*2)%len(steps)], b))
 		}
 		h.schedule(d, targets)
@@ -101,7 +90,7 @@ func TestKillAndRestart(t *testing.T) {
 	{
 		d := h.dirs("recovery")
 		var targets []string
-		for b := int64(0); b < nBatches; b++ {
+		for b := int64(0); b < h.nBatches; b++ {
 			first := int(b) % 3                                 // offsets-written, data-read, sink-committed
 			second := first + 1 + int(b/3)%(len(steps)-1-first) // a later step
 			targets = append(targets,
@@ -132,6 +121,9 @@ func TestKillAndRestart(t *testing.T) {
 				delay = 0 // enough kills in this chain: let it finish
 			}
 			before := latest(filepath.Join(d.ckpt, "commits"))
+			// a restart may run with other parallelism: results must not
+			// depend on it
+			h.parallelism = 1 + r.Intn(4)
 			o := h.run(d, "", delay)
 			if o.ok {
 				break
@@ -154,6 +146,21 @@ func TestKillAndRestart(t *testing.T) {
 				h.hits["random: progress made"]++
 			}
 		}
+		h.parallelism = 0
+		h.verify(d)
+	}
+
+	// 4. another query shape: sliding windows (each event in several
+	// windows) with min, max and avg too, killed at every step.
+	h.shape = []string{"-slide", "2s"}
+	h.reference("sliding-reference")
+	{
+		d := h.dirs("sliding-steps")
+		var targets []string
+		for b := int64(0); b < h.nBatches; b++ {
+			targets = append(targets, fmt.Sprintf("%s:%d", steps[(int(b)+1)%len(steps)], b))
+		}
+		h.schedule(d, targets)
 		h.verify(d)
 	}
 
@@ -175,6 +182,27 @@ func TestKillAndRestart(t *testing.T) {
 			t.Fatalf("no kill at step %s", s)
 		}
 	}
+}
+
+// reference runs the child once without kills into fresh directories;
+// its output is what the following schedules must produce.
+func (h *harness) reference(name string) {
+	t := h.t
+	t.Helper()
+	ref := h.dirs(name)
+	if o := h.run(ref, "", 0); !o.ok {
+		t.Fatalf("%s run failed: %s", name, o.stderr)
+	}
+	h.ref = h.output(ref)
+	h.nBatches = latest(filepath.Join(ref.ckpt, "commits")) + 1
+	h.nRef = 0
+	for _, ls := range h.ref {
+		h.nRef += len(ls)
+	}
+	if h.nBatches < 20 || h.nRef < 1000 {
+		t.Fatalf("%s: %d batches, %d rows; the workload is too small to test anything", name, h.nBatches, h.nRef)
+	}
+	t.Logf("%s %v: %d batches, %d rows, %d batches with output", name, h.shape, h.nBatches, h.nRef, len(h.ref))
 }
 
 // schedule runs the child once per target, expecting it to die there, then
@@ -310,7 +338,9 @@ func (h *harness) run(d dirs, crashAt string, killAfter time.Duration) outcome {
 	cmd := exec.CommandContext(ctx, h.bin,
 		"-checkpoint", d.ckpt, "-out", d.out,
 		"-events", strconv.Itoa(events), "-per-trigger", strconv.Itoa(perTrigger),
-		"-rows-per-file", strconv.Itoa(rowsPerFile))
+		"-rows-per-file", strconv.Itoa(rowsPerFile),
+		"-parallelism", strconv.Itoa(h.parallelism))
+	cmd.Args = append(cmd.Args, h.shape...)
 	cmd.Env = append(os.Environ(), mexec.CrashEnv+"="+crashAt)
 	var stderr bytes.Buffer
 	cmd.Stdout = &stderr

@@ -3,6 +3,7 @@
 // Append mode with an AvailableNow trigger, written to the file sink.
 //
 // Usage: child -checkpoint DIR -out DIR [-events N] [-per-trigger N]
+// [-rows-per-file N] [-parallelism N] [-slide D]
 //
 // It exits 0 once every available event is processed, 1 on a query error
 // (printed to stderr). MILLRACE_CRASH_AT=step:batchId makes the engine kill
@@ -34,6 +35,8 @@ func run() error {
 	events := flag.Int64("events", 200_000, "events to generate")
 	perTrigger := flag.Int64("per-trigger", 8_000, "events per trigger")
 	rowsPerFile := flag.Int64("rows-per-file", 500, "file sink rows per file")
+	parallelism := flag.Int("parallelism", 0, "worker goroutines (0: GOMAXPROCS)")
+	slide := flag.Duration("slide", 0, "slide of 5 s sliding windows, with min/max/avg too (0: tumbling windows)")
 	flag.Parse()
 	if *ckpt == "" || *out == "" {
 		return fmt.Errorf("-checkpoint and -out are required")
@@ -43,14 +46,23 @@ func run() error {
 		return err
 	}
 	src := clicks.New(clicks.Options{Seed: 42, Events: *events, MaxEventsPerTrigger: *perTrigger})
+	window := millrace.Window(millrace.Col("event_time"), 5*time.Second)
+	aggs := []millrace.Column{
+		millrace.Count().As("clicks"),
+		millrace.Sum(millrace.Col("user_id")).As("user_sum"),
+		millrace.CountDistinct(millrace.Col("user_id")).As("users"),
+	}
+	if *slide > 0 {
+		window = millrace.SlidingWindow(millrace.Col("event_time"), 5*time.Second, *slide)
+		aggs = append(aggs,
+			millrace.Min(millrace.Col("user_id")).As("min_user"),
+			millrace.Max(millrace.Col("user_id")).As("max_user"),
+			millrace.Avg(millrace.Col("user_id")).As("avg_user"))
+	}
 	counts := millrace.ReadStream(src).
 		WithWatermark("event_time", 5*time.Second).
-		GroupBy(millrace.Window(millrace.Col("event_time"), 5*time.Second), millrace.Col("campaign_id")).
-		Agg(
-			millrace.Count().As("clicks"),
-			millrace.Sum(millrace.Col("user_id")).As("user_sum"),
-			millrace.CountDistinct(millrace.Col("user_id")).As("users"),
-		)
+		GroupBy(window, millrace.Col("campaign_id")).
+		Agg(aggs...)
 	ctx := context.Background()
 	q, err := counts.WriteStream(sink).
 		OutputMode(millrace.Append).
@@ -58,6 +70,7 @@ func run() error {
 		QueryName("killtest").
 		Checkpoint(*ckpt).
 		StatePartitions(4).
+		Parallelism(*parallelism).
 		Start(ctx)
 	if err != nil {
 		return err
