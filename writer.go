@@ -79,6 +79,14 @@ func (w *StreamWriter) Parallelism(n int) *StreamWriter { w.cfg.Parallelism = n;
 // operators (default 16). It is fixed at a checkpoint's first start.
 func (w *StreamWriter) StatePartitions(n int) *StreamWriter { w.cfg.StatePartitions = n; return w }
 
+// MinDeltasForSnapshot sets how many per-batch state deltas a state
+// partition keeps before it writes a full snapshot (default 10): fewer means
+// faster restarts, more means cheaper commits.
+func (w *StreamWriter) MinDeltasForSnapshot(n int) *StreamWriter {
+	w.cfg.MinDeltasForSnapshot = n
+	return w
+}
+
 // LateDataSink routes rows dropped by the watermark to sink instead of
 // discarding them (they are counted either way).
 func (w *StreamWriter) LateDataSink(sink sinks.Sink) *StreamWriter { w.cfg.LateSink = sink; return w }

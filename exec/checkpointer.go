@@ -21,6 +21,8 @@ type checkpointer struct {
 	store *state.Store // nil for a stateless query
 	// pending is the batch recovery found planned but not committed.
 	pending *checkpoint.OffsetEntry
+	// policy says when each state partition writes a snapshot.
+	policy []snapshotPolicy
 }
 
 // Operator ids in the state store. The watermark of the next batch is
@@ -77,6 +79,7 @@ func openCheckpointer(q *Query) (*checkpointer, error) {
 		}
 		c.store = st
 		q.c.state.enableDurability()
+		c.policy = make([]snapshotPolicy, q.c.state.numPartitions())
 	}
 	return c, nil
 }
@@ -213,7 +216,7 @@ func (c *checkpointer) restoreState(_ context.Context, version int64) error {
 	if version < 0 {
 		return nil
 	}
-	return c.q.c.state.restore(c.store, statefulOp)
+	return restoreChangelog(c.store, statefulOp, c.q.c.state, c.q.c.state.numPartitions(), c.policy)
 }
 
 func (c *checkpointer) storedWatermark() (int64, error) {
@@ -253,7 +256,7 @@ func (c *checkpointer) commitState(b *batchRun, nextWMUs int64) error {
 		return nil
 	}
 	txn := c.store.Begin(b.id)
-	if err := c.q.c.state.persist(txn, statefulOp); err != nil {
+	if err := persistChangelog(txn, statefulOp, b.id, c.q.c.state, c.q.c.state.numPartitions(), c.policy, c.q.cfg.MinDeltasForSnapshot); err != nil {
 		txn.Abort()
 		return err
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/millrace/millrace/columnar"
 	"github.com/millrace/millrace/kernels"
 	"github.com/millrace/millrace/plan"
-	"github.com/millrace/millrace/state"
 )
 
 // dedupOperator is dropDuplicates and dropDuplicatesWithinWatermark. Each
@@ -43,8 +42,8 @@ type dedupPartition struct {
 	expiry []int64 // per group: forget the key once the watermark reaches it
 	out    []arrow.RecordBatch
 	// changes of the running batch, for the durable store
-	putKeys, putVals, delKeys [][]byte
-	newFrom                   int // first group id created in this batch
+	changes partChanges
+	newFrom int // first group id created in this batch
 }
 
 func newDedupOperator(n *plan.Deduplicate, partitions int, mem memory.Allocator) (*dedupOperator, error) {
@@ -226,9 +225,9 @@ func (d *dedupOperator) emit(mem memory.Allocator, p int, watermarkUs int64) ([]
 		if err != nil {
 			return nil, 0, 0, err
 		}
-		dp.putKeys = append(dp.putKeys, keys...)
+		dp.changes.putKeys = append(dp.changes.putKeys, keys...)
 		for _, g := range groups {
-			dp.putVals = append(dp.putVals, binary.BigEndian.AppendUint64(nil, uint64(dp.expiry[g])))
+			dp.changes.putVals = append(dp.changes.putVals, binary.BigEndian.AppendUint64(nil, uint64(dp.expiry[g])))
 		}
 	}
 	var removed int64
@@ -247,7 +246,7 @@ func (d *dedupOperator) emit(mem memory.Allocator, p int, watermarkUs int64) ([]
 				if err != nil {
 					return nil, 0, 0, err
 				}
-				dp.delKeys = append(dp.delKeys, keys...)
+				dp.changes.delKeys = append(dp.changes.delKeys, keys...)
 			}
 			dp.ht.Compact(keep)
 			kept := dp.expiry[:0]
@@ -281,49 +280,60 @@ func (d *dedupOperator) stateRows() (rows, bytes int64) {
 	return rows, bytes
 }
 
-func (d *dedupOperator) persist(txn *state.Txn, op int) error {
-	for p, dp := range d.parts {
-		for i, k := range dp.putKeys {
-			txn.Put(op, p, k, dp.putVals[i])
-		}
-		for _, k := range dp.delKeys {
-			txn.Delete(op, p, k)
-		}
-		dp.putKeys, dp.putVals, dp.delKeys = nil, nil, nil
-	}
-	return nil
+func (d *dedupOperator) takeChanges(p int) partChanges {
+	ch := d.parts[p].changes
+	d.parts[p].changes = partChanges{}
+	return ch
 }
 
-func (d *dedupOperator) restore(store *state.Store, op int) error {
-	for p, dp := range d.parts {
-		dp.ht.Reset()
-		dp.expiry = dp.expiry[:0]
-		var keys [][]byte
-		err := store.Scan(op, p, func(k, v []byte) error {
-			if len(v) != 8 {
-				return fmt.Errorf("bad dedup state value of %d bytes", len(v))
-			}
-			keys = append(keys, append([]byte(nil), k...))
-			dp.expiry = append(dp.expiry, int64(binary.BigEndian.Uint64(v)))
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("restore dropDuplicates state, partition %d of %s: %w", p, store.Dir(), err)
+func (d *dedupOperator) snapshot(p int) ([][]byte, [][]byte, error) {
+	dp := d.parts[p]
+	n := dp.ht.Len()
+	if n == 0 {
+		return nil, nil, nil
+	}
+	groups := make([]uint32, n)
+	for g := range groups {
+		groups[g] = uint32(g)
+	}
+	keys, err := d.encodeKeys(dp, groups)
+	if err != nil {
+		return nil, nil, err
+	}
+	vals := make([][]byte, n)
+	for g := range vals {
+		vals[g] = binary.BigEndian.AppendUint64(nil, uint64(dp.expiry[g]))
+	}
+	return keys, vals, nil
+}
+
+func (d *dedupOperator) load(p int, keys, vals [][]byte) error {
+	dp := d.parts[p]
+	dp.ht.Reset()
+	dp.expiry = dp.expiry[:0]
+	if len(keys) == 0 {
+		return nil
+	}
+	for _, v := range vals {
+		if len(v) != 8 {
+			return fmt.Errorf("bad dropDuplicates state value of %d bytes", len(v))
 		}
-		if len(keys) == 0 {
-			continue
-		}
-		cols, err := columnar.DecodeKeys(memory.DefaultAllocator, keys, d.keyTypes)
-		if err != nil {
-			return fmt.Errorf("restore dropDuplicates state, partition %d of %s: %w", p, store.Dir(), err)
-		}
-		_, err = dp.ht.Lookup(cols, nil, nil, true)
+		dp.expiry = append(dp.expiry, int64(binary.BigEndian.Uint64(v)))
+	}
+	cols, err := columnar.DecodeKeys(memory.DefaultAllocator, keys, d.keyTypes)
+	if err != nil {
+		return err
+	}
+	defer func() {
 		for _, c := range cols {
 			c.Release()
 		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	}()
+	_, err = dp.ht.Lookup(cols, nil, nil, true)
+	return err
+}
+
+func (d *dedupOperator) partitionRows(p int) (int64, int64) {
+	dp := d.parts[p]
+	return int64(dp.ht.Len()), dp.ht.MemoryUsage() + int64(cap(dp.expiry))*8
 }

@@ -32,6 +32,9 @@ type Config struct {
 	StatePartitions int
 	// Allocator allocates every Arrow buffer of the query (default Go heap).
 	Allocator memory.Allocator
+	// MinDeltasForSnapshot is how many delta blobs a state partition writes
+	// at most before it writes a snapshot (default 10, as Spark).
+	MinDeltasForSnapshot int
 	// LateSink, if set, receives the rows dropped by the watermark.
 	LateSink sinks.Sink
 	// ReadLimit bounds each trigger's reading (sources have their own
@@ -124,6 +127,9 @@ func Start(ctx context.Context, cfg Config) (*Query, error) {
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now
+	}
+	if cfg.MinDeltasForSnapshot <= 0 {
+		cfg.MinDeltasForSnapshot = DefaultMinDeltasForSnapshot
 	}
 	if cfg.RecentProgressSize <= 0 {
 		cfg.RecentProgressSize = 100

@@ -4,7 +4,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/millrace/millrace/columnar"
-	"github.com/millrace/millrace/state"
 )
 
 // stateful is a stateful operator (hash aggregation, deduplication). A
@@ -13,7 +12,7 @@ import (
 // partition (in input-task order, so results never depend on scheduling),
 // emit once per partition (the rows the output mode selects, eviction of
 // state the watermark closed). persist and restore move the state to and
-// from the durable store.
+// from the durable store (changelog.go).
 type stateful interface {
 	name() string
 	inputSchema() *arrow.Schema
@@ -26,7 +25,8 @@ type stateful interface {
 	// operator emit or evict (so a no-data batch is worth running).
 	closesByWatermark() bool
 	fingerprint() operatorFingerprint
+	// enableDurability makes the operator record its changes (for
+	// persistChangelog) from now on.
 	enableDurability()
-	persist(txn *state.Txn, op int) error
-	restore(store *state.Store, op int) error
+	snapshotter
 }

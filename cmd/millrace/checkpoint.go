@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/millrace/millrace/checkpoint"
+	"github.com/millrace/millrace/exec"
 	"github.com/millrace/millrace/state"
 	"github.com/spf13/cobra"
 )
@@ -35,13 +36,19 @@ The state part needs the query to be stopped (the store is locked while it runs)
 			if err != nil {
 				return err
 			}
+			var parts []exec.PartitionState
+			if r.State != nil {
+				if parts, err = exec.InspectState(r.State.Dir); err != nil {
+					return err
+				}
+			}
 			switch format {
 			case "json":
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
-				return enc.Encode(r)
+				return enc.Encode(inspectJSON{Report: r, StateRows: parts})
 			case "text":
-				printReport(cmd.OutOrStdout(), r, last)
+				printReport(cmd.OutOrStdout(), r, parts, last)
 				return nil
 			}
 			return fmt.Errorf("unknown --format %q: use text or json", format)
@@ -53,7 +60,14 @@ The state part needs the query to be stopped (the store is locked while it runs)
 	return cmd
 }
 
-func printReport(w io.Writer, r checkpoint.Report, last int) {
+// inspectJSON is the JSON output: the checkpoint report, plus the state
+// rows per partition as the engine counts them (groups, keys).
+type inspectJSON struct {
+	checkpoint.Report
+	StateRows []exec.PartitionState `json:"stateRows,omitempty"`
+}
+
+func printReport(w io.Writer, r checkpoint.Report, parts []exec.PartitionState, last int) {
 	fmt.Fprintf(w, "Checkpoint %s\n", r.Path)
 	if r.Metadata != nil {
 		fmt.Fprintf(w, "  query id:          %s\n", r.Metadata.ID)
@@ -86,20 +100,31 @@ func printReport(w io.Writer, r checkpoint.Report, last int) {
 		fmt.Fprintln(w, "\nNo state (a stateless query).")
 		return
 	}
-	fmt.Fprintf(w, "\nState store %s at batch %d\n", r.State.Dir, r.State.Version)
+	fmt.Fprintf(w, "\nState store %s at batch %d (%d store entries: per-partition snapshots and deltas)\n", r.State.Dir, r.State.Version, storeEntries(r))
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "OPERATOR\tPARTITION\tROWS\tBYTES")
-	for _, op := range r.State.Operators {
-		name := fmt.Sprint(op.OperatorID)
-		if op.OperatorID == state.MaxOperator {
-			name = "driver" // the next watermark, committed with the state
-		}
-		fmt.Fprintf(tw, "%s\tall\t%d\t%d\n", name, op.NumRowsTotal, op.MemoryUsedBytes)
-		for _, p := range op.Partitions {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", name, p.Partition, p.NumRowsTotal, p.MemoryUsedBytes)
-		}
+	byOp := map[int][2]int64{}
+	for _, p := range parts {
+		t := byOp[p.Operator]
+		byOp[p.Operator] = [2]int64{t[0] + p.Rows, t[1] + p.Bytes}
+	}
+	for op, t := range byOp {
+		fmt.Fprintf(tw, "%d\tall\t%d\t%d\n", op, t[0], t[1])
+	}
+	for _, p := range parts {
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\n", p.Operator, p.Partition, p.Rows, p.Bytes)
 	}
 	_ = tw.Flush()
+}
+
+func storeEntries(r checkpoint.Report) int64 {
+	var n int64
+	for _, op := range r.State.Operators {
+		if op.OperatorID != state.MaxOperator {
+			n += op.NumRowsTotal
+		}
+	}
+	return n
 }
 
 func msTime(ms int64) string {
