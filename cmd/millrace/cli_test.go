@@ -37,7 +37,7 @@ func TestDemoThenInspect(t *testing.T) {
 		LatestCommitBatchID int64 `json:"latestCommitBatchId"`
 		NextBatchID         int64 `json:"nextBatchId"`
 		WatermarkMs         int64 `json:"watermarkMs"`
-		StateRows []struct {
+		StateRows           []struct {
 			OperatorID   int   `json:"operatorId"`
 			NumRowsTotal int64 `json:"numRowsTotal"`
 		} `json:"stateRows"`
