@@ -5,10 +5,13 @@
 // # Design
 //
 // The engine keeps hot state in in-memory vectorized hash tables. At the end
-// of micro-batch N it writes the rows that batch changed (Put), removed
-// (Delete) or evicted by watermark (DeleteRange) into a Txn, and Commit
-// writes all of them plus the record "version = N" in ONE atomic Pebble batch
-// with Sync. So the durable copy is exact at each commit: after a crash the
+// of micro-batch N it writes what that batch changed into a Txn, and Commit
+// writes all of it plus the record "version = N" in ONE atomic Pebble batch
+// with Sync. The engine (exec/changelog.go) stores each state partition as
+// a changelog: one delta blob per batch with the rows it put or deleted, and
+// from time to time a snapshot blob of every row that replaces the deltas
+// before it (DeleteRange) — one Pebble write per partition instead of one
+// per row, which is what lets commits keep pace with the hash tables. So the durable copy is exact at each commit: after a crash the
 // store is at version N or N-1, never in between, and a restart reloads the
 // hash tables from it (Scan) at exactly the last committed version. The store
 // never applies a version twice (ErrVersionCommitted): recovery compares
