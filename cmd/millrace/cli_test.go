@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/millrace/millrace/lake"
 )
 
 func run(t *testing.T, args ...string) (string, string, error) {
@@ -22,12 +25,27 @@ func run(t *testing.T, args ...string) (string, string, error) {
 // TestDemoThenInspect runs the demo with a checkpoint and inspects it.
 func TestDemoThenInspect(t *testing.T) {
 	dir := t.TempDir()
-	out, _, err := run(t, "demo", "--events", "300000", "--per-trigger", "100000", "--checkpoint", dir)
+	table := filepath.Join(t.TempDir(), "clicks")
+	out, _, err := run(t, "demo", "--events", "300000", "--per-trigger", "100000", "--checkpoint", dir, "--table", table)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "Demo finished: 300000 events") || !strings.Contains(out, "Batch: 1") {
-		t.Fatalf("demo output lacks the batches or the summary:\n%s", out)
+	if !strings.Contains(out, "Demo finished: 300000 events") || !strings.Contains(out, "Delta table: "+table) || !strings.Contains(out, "Latest closed window") {
+		t.Fatalf("demo output lacks the summary or the table:\n%s", out)
+	}
+	snap, err := lake.LoadSnapshot(table, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 300K events at 1ms span 5 minutes: with a 10s watermark, windows
+	// 00:00–00:04 of 20 campaigns are closed (and some late events'
+	// windows before them).
+	if n, _ := snap.NumRecords(); n < 80 {
+		t.Fatalf("the demo table has %d rows", n)
+	}
+	con, _, err := run(t, "demo", "--events", "300000", "--console")
+	if err != nil || !strings.Contains(con, "Batch: 1") {
+		t.Fatalf("demo --console: %v\n%s", err, con)
 	}
 	js, _, err := run(t, "checkpoint", "inspect", "--format", "json", dir)
 	if err != nil {
