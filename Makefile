@@ -3,9 +3,9 @@ GO ?= go
 # Packages with goroutines of their own get the race detector.
 RACE_PKGS = . ./exec/... ./sources/... ./sinks/...
 
-.PHONY: test vet unit race bench demo build
+.PHONY: test vet unit race interop bench demo build
 
-test: vet unit race
+test: vet unit race interop
 
 vet:
 	$(GO) vet ./...
@@ -16,6 +16,12 @@ unit:
 
 race:
 	$(GO) test -count=1 -race -short $(RACE_PKGS)
+
+# Delta interoperability: delta-rs (Python deltalake) reads what lake
+# writes and lake reads what delta-rs writes. Installs its Python packages
+# into .venv from PyPI on first use.
+interop:
+	sh lake/interop/run.sh
 
 # Benchmarks: one core, short; see BENCHMARKS.md for the figures and flags.
 bench:
