@@ -1,0 +1,525 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace/kernels"
+	"github.com/millrace/millrace/lake"
+	"github.com/millrace/millrace/sinks"
+	"github.com/millrace/millrace/sinks/console"
+	"github.com/spf13/cobra"
+)
+
+// errEnough stops a scan once --limit rows are out.
+var errEnough = errors.New("limit reached")
+
+func newDeltaReadCmd() *cobra.Command {
+	var format, timestamp, where, output string
+	var version, limit int64
+	cmd := &cobra.Command{
+		Use:   "read TABLE",
+		Short: "Print the table's rows, optionally at an older version or filtered",
+		Long: `read scans the table (the latest version, --version N or the version current at
+--timestamp) and prints its rows: --format table draws them like Spark's show()
+(20 rows unless --limit says otherwise), csv writes CSV with a header row (nulls
+are empty cells, timestamps RFC 3339) and json one JSON object per row. csv and
+json print every row unless --limit is given.
+
+--where "col op value" keeps the rows where the comparison holds; op is one of
+= != < <= > >=, or the form is "col IS NULL" / "col IS NOT NULL". The value is
+read as the column's type (quotes around strings are optional; timestamps as
+RFC 3339 or "2006-01-02 15:04:05", dates as 2006-01-02). Partition values and
+file stats skip the files that cannot match.`,
+		Example: `  millrace delta read /data/clicks
+  millrace delta read --version 0 --limit 5 /data/clicks
+  millrace delta read --timestamp 2024-05-01T12:00:00Z --format json /data/clicks
+  millrace delta read --where "clicks >= 100" --format csv --output top.csv /data/clicks`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path := args[0]
+			if err := checkFormat(format, "table", "csv", "json"); err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("limit") && limit < 0 {
+				return fmt.Errorf("--limit %d: must not be negative", limit)
+			}
+			if !cmd.Flags().Changed("limit") {
+				limit = 0 // every row
+				if format == "table" {
+					limit = 20
+				}
+			}
+			t, err := openTable(path)
+			if err != nil {
+				return err
+			}
+			var s *lake.Snapshot
+			if timestamp != "" {
+				ts, perr := time.Parse(time.RFC3339, timestamp)
+				if perr != nil {
+					return fmt.Errorf("--timestamp %q: want RFC 3339 such as 2024-05-01T12:00:00Z: %w", timestamp, perr)
+				}
+				s, err = t.SnapshotAtTime(ts)
+				err = tableErrOrNil(path, err)
+			} else {
+				s, err = snapshotAt(t, path, version, cmd.Flags().Changed("version"))
+			}
+			if err != nil {
+				return err
+			}
+			var f *rowFilter
+			if where != "" {
+				if f, err = parseWhere(where, s.Schema()); err != nil {
+					return err
+				}
+			}
+			out := cmd.OutOrStdout()
+			if output != "" {
+				file, err := os.Create(output)
+				if err != nil {
+					return fmt.Errorf("--output: %w", err)
+				}
+				if err := readTable(cmd.Context(), path, s, f, format, limit, file); err != nil {
+					file.Close()
+					os.Remove(output)
+					return err
+				}
+				if err := file.Close(); err != nil {
+					return fmt.Errorf("--output %s: %w", output, err)
+				}
+				return nil
+			}
+			return readTable(cmd.Context(), path, s, f, format, limit, out)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&format, "format", "table", "output format: table, csv or json")
+	fl.Int64Var(&version, "version", 0, "read this table version (default: latest)")
+	fl.StringVar(&timestamp, "timestamp", "", "read the version current at this RFC 3339 time")
+	fl.Int64Var(&limit, "limit", 0, "print at most this many rows, 0 for all (default 20 for table, all for csv and json)")
+	fl.StringVar(&where, "where", "", `keep rows matching "col op value" (op: = != < <= > >=, or IS [NOT] NULL)`)
+	fl.StringVar(&output, "output", "", "write to this file instead of standard output")
+	cmd.MarkFlagsMutuallyExclusive("version", "timestamp")
+	return cmd
+}
+
+// rowWriter writes the rows of records in one output format.
+type rowWriter interface {
+	write(rec arrow.RecordBatch) error
+	close() error
+}
+
+// readTable scans s (of the table at path) and writes the rows matching f (nil: all), at most
+// limit of them (0: all), to w.
+func readTable(ctx context.Context, path string, s *lake.Snapshot, f *rowFilter, format string, limit int64, w io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	mem := memory.DefaultAllocator
+	var rw rowWriter
+	// The table format must see one row past the limit to say "only
+	// showing top N rows"; the others stop at the limit.
+	stopAfter := limit
+	switch format {
+	case "table":
+		tw, err := newTableWriter(ctx, s.Schema(), int(limit), w)
+		if err != nil {
+			return err
+		}
+		rw, stopAfter = tw, limit+1
+	case "csv":
+		rw = newCSVWriter(s.Schema(), w)
+	default:
+		rw = &jsonWriter{w: w, fields: s.Schema().Fields()}
+	}
+	var preds []lake.Predicate
+	if f != nil && f.pred != nil {
+		preds = append(preds, *f.pred)
+	}
+	var n int64
+	var sel []int32
+	err := s.Scan(ctx, mem, preds, func(rec arrow.RecordBatch) error {
+		defer rec.Release()
+		runs := [][2]int64{{0, rec.NumRows()}}
+		if f != nil {
+			var err error
+			if sel, err = f.apply(rec, sel); err != nil {
+				return err
+			}
+			runs = selRuns(sel)
+		}
+		for _, r := range runs {
+			lo, hi := r[0], r[1]
+			if limit > 0 && hi-lo > stopAfter-n {
+				hi = lo + stopAfter - n
+			}
+			part := rec
+			if lo != 0 || hi != rec.NumRows() {
+				part = rec.NewSlice(lo, hi)
+			}
+			err := rw.write(part)
+			if part != rec {
+				part.Release()
+			}
+			if err != nil {
+				return err
+			}
+			n += hi - lo
+			if limit > 0 && n >= stopAfter {
+				return errEnough
+			}
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errEnough) {
+		return fmt.Errorf("read %s at version %d: %w", path, s.Version(), tableErr(path, err))
+	}
+	return rw.close()
+}
+
+// selRuns turns a selection into [start, end) runs of consecutive rows.
+func selRuns(sel []int32) [][2]int64 {
+	var runs [][2]int64
+	for i := 0; i < len(sel); {
+		j := i + 1
+		for j < len(sel) && sel[j] == sel[j-1]+1 {
+			j++
+		}
+		runs = append(runs, [2]int64{int64(sel[i]), int64(sel[j-1]) + 1})
+		i = j
+	}
+	return runs
+}
+
+// tableWriter prints rows through the console sink, without its batch
+// banner, as Spark's show() does.
+type tableWriter struct {
+	ctx context.Context
+	bw  sinks.BatchWriter
+	buf bytes.Buffer
+	w   io.Writer
+}
+
+func newTableWriter(ctx context.Context, sc *arrow.Schema, limit int, w io.Writer) (*tableWriter, error) {
+	tw := &tableWriter{ctx: ctx, w: w}
+	numRows := limit
+	if numRows == 0 {
+		numRows = math.MaxInt32
+	}
+	sink := console.New(console.Options{Writer: &tw.buf, NumRows: numRows})
+	bw, err := sink.Begin(ctx, sinks.BatchInfo{Schema: sc})
+	if err != nil {
+		return nil, err
+	}
+	tw.bw = bw
+	return tw, nil
+}
+
+func (t *tableWriter) write(rec arrow.RecordBatch) error { return t.bw.Write(t.ctx, rec) }
+
+func (t *tableWriter) close() error {
+	if err := t.bw.Commit(t.ctx); err != nil {
+		return err
+	}
+	// Drop the three banner lines ("---", "Batch: 0", "---").
+	b := t.buf.Bytes()
+	for range 3 {
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b = b[i+1:]
+		}
+	}
+	_, err := t.w.Write(b)
+	return err
+}
+
+// csvWriter writes CSV with a header row.
+type csvWriter struct {
+	w   *csv.Writer
+	row []string
+}
+
+func newCSVWriter(sc *arrow.Schema, w io.Writer) *csvWriter {
+	cw := &csvWriter{w: csv.NewWriter(w), row: make([]string, sc.NumFields())}
+	for i, f := range sc.Fields() {
+		cw.row[i] = f.Name
+	}
+	_ = cw.w.Write(cw.row) // errors resurface at Flush
+	return cw
+}
+
+func (c *csvWriter) write(rec arrow.RecordBatch) error {
+	cols := rec.Columns()
+	for i := 0; i < int(rec.NumRows()); i++ {
+		for j, col := range cols {
+			c.row[j] = csvCell(col, i)
+		}
+		if err := c.w.Write(c.row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *csvWriter) close() error {
+	c.w.Flush()
+	return c.w.Error()
+}
+
+// csvCell renders one value: null as an empty cell, timestamps as RFC 3339
+// in UTC, floats in the shortest form that reads back exactly.
+func csvCell(col arrow.Array, i int) string {
+	if col.IsNull(i) {
+		return ""
+	}
+	switch a := col.(type) {
+	case *array.String:
+		return a.Value(i)
+	case *array.LargeString:
+		return a.Value(i)
+	case *array.Timestamp:
+		return a.Value(i).ToTime(a.DataType().(*arrow.TimestampType).Unit).UTC().Format(time.RFC3339Nano)
+	case *array.Date32:
+		return a.Value(i).ToTime().UTC().Format(time.DateOnly)
+	case *array.Float64:
+		return strconv.FormatFloat(a.Value(i), 'g', -1, 64)
+	case *array.Float32:
+		return strconv.FormatFloat(float64(a.Value(i)), 'g', -1, 32)
+	}
+	return col.ValueStr(i)
+}
+
+// jsonWriter writes one JSON object per row, keys in column order.
+type jsonWriter struct {
+	w      io.Writer
+	fields []arrow.Field
+	line   []byte
+}
+
+func (j *jsonWriter) write(rec arrow.RecordBatch) error {
+	cols := rec.Columns()
+	for i := 0; i < int(rec.NumRows()); i++ {
+		b := append(j.line[:0], '{')
+		for c, col := range cols {
+			if c > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendQuote(b, j.fields[c].Name)
+			b = append(b, ':')
+			v, err := jsonCell(col, i)
+			if err != nil {
+				return fmt.Errorf("column %s row %d: %w", j.fields[c].Name, i, err)
+			}
+			b = append(b, v...)
+		}
+		b = append(b, '}', '\n')
+		j.line = b
+		if _, err := j.w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (j *jsonWriter) close() error { return nil }
+
+// jsonCell renders one value as JSON: timestamps as RFC 3339 strings,
+// non-finite floats as the strings "NaN", "Infinity", "-Infinity".
+func jsonCell(col arrow.Array, i int) ([]byte, error) {
+	if col.IsNull(i) {
+		return []byte("null"), nil
+	}
+	var v any
+	switch a := col.(type) {
+	case *array.Timestamp:
+		v = a.Value(i).ToTime(a.DataType().(*arrow.TimestampType).Unit).UTC().Format(time.RFC3339Nano)
+	case *array.Date32:
+		v = a.Value(i).ToTime().UTC().Format(time.DateOnly)
+	case *array.Float64:
+		v = jsonFloat(a.Value(i))
+	case *array.Float32:
+		v = jsonFloat(float64(a.Value(i)))
+	default:
+		v = col.GetOneForMarshal(i)
+	}
+	return json.Marshal(v)
+}
+
+func jsonFloat(f float64) any {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	return f
+}
+
+// rowFilter is a parsed --where: the row comparison and the lake predicate
+// (nil for !=, which lake cannot prune by) that skips files.
+type rowFilter struct {
+	col    int
+	name   string
+	op     kernels.CmpOp
+	null   int // 0: comparison, 1: IS NULL, 2: IS NOT NULL
+	lit    any // kernels literal
+	asInt  bool
+	pred   *lake.Predicate
+	source string
+}
+
+var (
+	whereNull = regexp.MustCompile(`(?i)^\s*(\S+)\s+is\s+(not\s+)?null\s*$`)
+	whereCmp  = regexp.MustCompile(`^\s*([^\s<>=!]+)\s*(<=|>=|!=|<>|==|=|<|>)\s*(.*?)\s*$`)
+)
+
+// parseWhere parses "col op value" against schema sc.
+func parseWhere(where string, sc *arrow.Schema) (*rowFilter, error) {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("--where %q: %s", where, fmt.Sprintf(format, a...))
+	}
+	f := &rowFilter{source: where}
+	var raw, opStr string
+	if m := whereNull.FindStringSubmatch(where); m != nil {
+		f.name, f.null = strings.Trim(m[1], "`"), 1
+		if m[2] != "" {
+			f.null = 2
+		}
+	} else if m := whereCmp.FindStringSubmatch(where); m != nil {
+		f.name, opStr, raw = strings.Trim(m[1], "`"), m[2], m[3]
+	} else {
+		return nil, bad(`want "column op value" with op one of = != < <= > >=, or "column IS [NOT] NULL"`)
+	}
+	idx := sc.FieldIndices(f.name)
+	if len(idx) == 0 {
+		names := make([]string, sc.NumFields())
+		for i, fd := range sc.Fields() {
+			names[i] = fd.Name
+		}
+		return nil, bad("no column %q (columns: %s)", f.name, strings.Join(names, ", "))
+	}
+	f.col = idx[0]
+	if f.null != 0 {
+		op := lake.OpIsNull
+		if f.null == 2 {
+			op = lake.OpIsNotNull
+		}
+		f.pred = &lake.Predicate{Column: f.name, Op: op}
+		return f, nil
+	}
+	var lop lake.Op
+	switch opStr {
+	case "=", "==":
+		f.op, lop = kernels.Eq, lake.OpEq
+	case "!=", "<>":
+		f.op, lop = kernels.Ne, -1
+	case "<":
+		f.op, lop = kernels.Lt, lake.OpLt
+	case "<=":
+		f.op, lop = kernels.Le, lake.OpLe
+	case ">":
+		f.op, lop = kernels.Gt, lake.OpGt
+	case ">=":
+		f.op, lop = kernels.Ge, lake.OpGe
+	}
+	if len(raw) >= 2 && (raw[0] == '\'' || raw[0] == '"') && raw[len(raw)-1] == raw[0] {
+		raw = raw[1 : len(raw)-1]
+	}
+	dt := sc.Field(f.col).Type
+	var pv any // the lake predicate's value
+	switch t := dt.(type) {
+	case *arrow.Int32Type, *arrow.Int64Type:
+		if i, err := strconv.ParseInt(raw, 10, 64); err == nil {
+			f.lit, pv = i, i
+		} else if x, err := strconv.ParseFloat(raw, 64); err == nil {
+			f.lit, pv = x, x
+		} else {
+			return nil, bad("%q is not a number (column %s is %s)", raw, f.name, dt)
+		}
+	case *arrow.Float64Type:
+		x, err := strconv.ParseFloat(raw, 64)
+		if err != nil {
+			return nil, bad("%q is not a number (column %s is %s)", raw, f.name, dt)
+		}
+		f.lit, pv = x, x
+	case *arrow.StringType:
+		f.lit, pv = raw, raw
+	case *arrow.BooleanType:
+		b, err := strconv.ParseBool(raw)
+		if err != nil {
+			return nil, bad("%q is not true or false", raw)
+		}
+		f.lit, pv = b, b
+	case *arrow.TimestampType:
+		ts, err := parseWhereTime(raw)
+		if err != nil {
+			return nil, bad("%q is not a timestamp (RFC 3339 or 2006-01-02 15:04:05)", raw)
+		}
+		v, err := arrow.TimestampFromTime(ts, t.Unit)
+		if err != nil {
+			return nil, bad("%v", err)
+		}
+		f.lit, pv = int64(v), ts
+	case *arrow.Date32Type:
+		d, err := time.Parse(time.DateOnly, raw)
+		if err != nil {
+			return nil, bad("%q is not a date (2006-01-02)", raw)
+		}
+		f.lit, pv, f.asInt = int64(arrow.Date32FromTime(d)), d, true
+	default:
+		return nil, bad("filtering a column of type %s is not supported", dt)
+	}
+	if lop >= 0 {
+		f.pred = &lake.Predicate{Column: f.name, Op: lop, Value: pv}
+	}
+	return f, nil
+}
+
+func parseWhereTime(s string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999", time.DateOnly} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("bad time %q", s)
+}
+
+// apply returns the rows of rec that match, reusing buf.
+func (f *rowFilter) apply(rec arrow.RecordBatch, buf []int32) ([]int32, error) {
+	col := rec.Column(f.col)
+	switch f.null {
+	case 1:
+		return kernels.SelectNull(col, nil, buf), nil
+	case 2:
+		return kernels.SelectNotNull(col, nil, buf), nil
+	}
+	if f.asInt {
+		// A date32 column compares as its int32 day numbers.
+		d := col.Data()
+		view := array.NewData(arrow.PrimitiveTypes.Int32, d.Len(), d.Buffers(), nil, d.NullN(), d.Offset())
+		defer view.Release()
+		col = array.MakeFromData(view)
+		defer col.Release()
+	}
+	sel, err := kernels.CompareScalar(f.op, col, f.lit, nil, buf)
+	if err != nil {
+		return nil, fmt.Errorf("--where %q: %w", f.source, err)
+	}
+	return sel, nil
+}
