@@ -219,3 +219,15 @@ func (s *Stream) DropDuplicatesWithinWatermark(cols ...string) *Stream {
 	}
 	return s.then(plan.NewDeduplicate(s.node, cols, true))
 }
+
+// FromJSON decodes column col, one JSON document per row (binary or string,
+// such as a Kafka value), into the fields of schema, which replace col.
+// Missing fields are null and unknown fields are ignored. A malformed
+// document fails the query with its position (topic, partition and offset
+// for Kafka input), or goes to the query's DeadLetterSink when one is set.
+func (s *Stream) FromJSON(col string, schema *arrow.Schema) *Stream {
+	if s.err != nil {
+		return s
+	}
+	return s.then(plan.NewParseJSON(s.node, col, schema))
+}

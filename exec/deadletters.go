@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/millrace/millrace/plan"
 	"github.com/millrace/millrace/sinks"
 	"github.com/millrace/millrace/sources"
 )
@@ -55,8 +56,8 @@ func (q *Query) installDeadLetters() error {
 			any = true
 		}
 	}
-	if !any {
-		return fmt.Errorf("a dead-letter sink is set but no source of the query can route malformed records")
+	if !any && !hasParseJSON(q.cfg.Plan) {
+		return fmt.Errorf("a dead-letter sink is set but neither a source nor FromJSON of the query can route malformed records")
 	}
 	return nil
 }
@@ -75,6 +76,11 @@ func (q *Query) writeDeadLetters(ctx context.Context, b *batchRun) error {
 		}
 		recs := d.take()
 		b.badRecords[i] = int64(len(recs))
+		all = append(all, recs...)
+	}
+	if d := q.c.operatorDeadLetters; d != nil {
+		recs := d.take()
+		b.operatorBadRecords = int64(len(recs))
 		all = append(all, recs...)
 	}
 	w, err := q.cfg.DeadLetterSink.Begin(ctx, sinks.BatchInfo{QueryID: q.id, BatchID: b.id, Mode: sinks.Append, Schema: DeadLetterSchema})
@@ -108,4 +114,16 @@ func (q *Query) writeDeadLetters(ctx context.Context, b *batchRun) error {
 		return fmt.Errorf("dead-letter sink %s: %w", q.cfg.DeadLetterSink.Name(), err)
 	}
 	return nil
+}
+
+func hasParseJSON(n plan.Node) bool {
+	if _, ok := n.(*plan.ParseJSON); ok {
+		return true
+	}
+	for _, c := range n.Children() {
+		if hasParseJSON(c) {
+			return true
+		}
+	}
+	return false
 }

@@ -172,6 +172,8 @@ type batchRun struct {
 	stats      []eventStats // per watermark operator
 	stateOp    *StateOperator
 	badRecords []int64 // per source, routed to the dead-letter sink
+	// operatorBadRecords were rejected by operators (FromJSON).
+	operatorBadRecords int64
 }
 
 // execute runs batch b end to end: read, process, sink, state, commit log,
@@ -547,6 +549,12 @@ func (q *Query) report(b *batchRun, prevStarts []sources.Offset) {
 			p.EventTime["min"] = isoMicros(all.min)
 			p.EventTime["max"] = isoMicros(all.max)
 			p.EventTime["avg"] = isoMicros(int64(all.sum / float64(all.n)))
+		}
+	}
+	if q.cfg.DeadLetterSink != nil {
+		p.NumDeadLetterRows = b.operatorBadRecords
+		for _, n := range b.badRecords {
+			p.NumDeadLetterRows += n
 		}
 	}
 	p.StateOperators = []StateOperator{}

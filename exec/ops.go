@@ -211,6 +211,8 @@ func (q *compiled) compileChain(n plan.Node, chains map[int]chain) (plan.Node, e
 			}
 		}
 		o = projectOp{exprs: evs, schema: n.Schema()}
+	case *plan.ParseJSON:
+		o = newJSONOp(n, child.Schema(), q.operatorDeadLetters)
 	case *plan.Watermark:
 		idx, err := columnar.FieldIndex(child.Schema(), n.Column)
 		if err != nil {

@@ -23,6 +23,9 @@ type Progress struct {
 	Sources                []SourceProgress  `json:"sources"`
 	Sink                   SinkProgress      `json:"sink"`
 	ObservedMetrics        map[string]int64  `json:"observedMetrics,omitempty"`
+	// NumDeadLetterRows counts the malformed records of the batch sent to
+	// the dead-letter sink (sources and FromJSON).
+	NumDeadLetterRows int64 `json:"numDeadLetterRows,omitempty"`
 }
 
 // StateOperator reports one stateful operator.

@@ -68,6 +68,9 @@ type compiled struct {
 	post       chain         // ops above the stateful operator
 	watermarks []watermarkInfo
 	outSchema  *arrow.Schema
+	// operatorDeadLetters collects records operators reject (FromJSON),
+	// when the query has a dead-letter sink.
+	operatorDeadLetters *deadLetters
 }
 
 // Query is a running streaming query.
@@ -181,6 +184,9 @@ func Start(ctx context.Context, cfg Config) (*Query, error) {
 // builds the operators.
 func compile(cfg Config) (*compiled, error) {
 	c := &compiled{chains: map[int]chain{}, scans: plan.Scans(cfg.Plan), outSchema: cfg.Plan.Schema()}
+	if cfg.DeadLetterSink != nil {
+		c.operatorDeadLetters = &deadLetters{}
+	}
 	seen := map[*plan.Scan]bool{}
 	for i, s := range c.scans {
 		if seen[s] {

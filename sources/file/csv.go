@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/millrace/millrace/textdecode"
 	"io"
 	"strings"
 	"unsafe"
@@ -12,12 +13,12 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 )
 
-func (p *Partition) readCSV(ctx context.Context, r io.Reader, rb *rowBuilder, emit func(arrow.RecordBatch) error) error {
+func (p *Partition) readCSV(ctx context.Context, r io.Reader, rb *textdecode.Rows, emit func(arrow.RecordBatch) error) error {
 	cr := csv.NewReader(r)
 	cr.Comma = p.src.opts.Delimiter
 	cr.FieldsPerRecord = -1 // counted here, so that a bad row is a bad record
 	cr.ReuseRecord = true
-	schema := rb.schema
+	schema := rb.Schema()
 	// pos[c] is the CSV field of column c, or -1.
 	pos := make([]int, schema.NumFields())
 	for i := range pos {
@@ -69,14 +70,14 @@ func (p *Partition) readCSV(ctx context.Context, r io.Reader, rb *rowBuilder, em
 			}
 			continue
 		}
-		rb.startRow(0)
+		rb.StartRow(0)
 		bad := -1
 		var why error
 		for c, j := range pos {
 			if j < 0 || rec[j] == "" {
 				continue
 			}
-			if err := rb.setText(c, bytesOf(rec[j])); err != nil {
+			if err := rb.SetText(c, bytesOf(rec[j])); err != nil {
 				bad, why = c, err
 				break
 			}
@@ -88,8 +89,8 @@ func (p *Partition) readCSV(ctx context.Context, r io.Reader, rb *rowBuilder, em
 			}
 			continue
 		}
-		rb.commitRow()
-		if rb.full() {
+		rb.CommitRow()
+		if rb.Full() {
 			if err := ctx.Err(); err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@ package file
 
 import (
 	"fmt"
+	"github.com/millrace/millrace/textdecode"
 	"path/filepath"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -69,7 +70,7 @@ func (o Options) validate() (Options, error) {
 	switch o.Format {
 	case JSON, CSV:
 		for _, f := range o.Schema.Fields() {
-			if kindOf(f.Type) == kindUnsupported {
+			if !textdecode.Supported(f.Type) {
 				return o, fmt.Errorf("file source: field %s has type %s, which the %s reader cannot fill (supported: %s)",
 					f.Name, columnar.TypeName(f.Type), o.Format, SupportedTypes)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/millrace/millrace/textdecode"
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -181,6 +182,6 @@ func rescale(dst, src []arrow.Timestamp, from, to arrow.TimeUnit) {
 	}
 	d := t / f
 	for i, v := range src {
-		dst[i] = arrow.Timestamp(floorDiv(int64(v), d))
+		dst[i] = arrow.Timestamp(textdecode.FloorDiv(int64(v), d))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/millrace/millrace/textdecode"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -238,13 +239,13 @@ func TestParseTimestampOracle(t *testing.T) {
 		if err != nil {
 			t.Fatalf("oracle cannot parse %q: %v", s, err)
 		}
-		got, ok := parseTimestamp([]byte(s))
+		got, ok := textdecode.ParseTimestamp([]byte(s))
 		if !ok || got != want.Truncate(time.Microsecond).UnixMicro() {
 			t.Fatalf("%q: got %d %v, want %d", s, got, ok, want.UnixMicro())
 		}
 	}
 	for _, bad := range []string{"", "2024", "2024-13-01", "2024-01-32", "2024-01-01T25:00:00", "2024-01-01T00:00", "2024-01-01T00:00:00.", "2024-01-01T00:00:00+1", "2024-01-01x", "2024-01-01T00:00:00Zjunk", "2023-02-29"} {
-		if _, ok := parseTimestamp([]byte(bad)); ok {
+		if _, ok := textdecode.ParseTimestamp([]byte(bad)); ok {
 			t.Errorf("%q parsed", bad)
 		}
 	}

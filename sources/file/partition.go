@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/millrace/millrace/textdecode"
 	"io"
 	"os"
 	"path/filepath"
@@ -74,8 +75,8 @@ func (p *Partition) Read(ctx context.Context, mem memory.Allocator, emit func(ar
 		defer gz.Close()
 		r = gz
 	}
-	rb := newRowBuilder(mem, p.src.opts.Schema)
-	defer rb.release()
+	rb := textdecode.NewRows(mem, p.src.opts.Schema, BatchRows)
+	defer rb.Release()
 	if p.src.opts.Format == CSV {
 		err = p.readCSV(ctx, r, rb, emit)
 	} else {
@@ -105,16 +106,16 @@ func (p *Partition) bad(line int64, field string, raw []byte, reason error) erro
 }
 
 // emitIfFull hands a full record to emit.
-func emitIfFull(rb *rowBuilder, emit func(arrow.RecordBatch) error) error {
-	if !rb.full() {
+func emitIfFull(rb *textdecode.Rows, emit func(arrow.RecordBatch) error) error {
+	if !rb.Full() {
 		return nil
 	}
-	return emit(rb.flush())
+	return emit(rb.Flush())
 }
 
 // emitRest hands the last, partial record to emit.
-func emitRest(rb *rowBuilder, emit func(arrow.RecordBatch) error) error {
-	if rec := rb.flush(); rec != nil {
+func emitRest(rb *textdecode.Rows, emit func(arrow.RecordBatch) error) error {
+	if rec := rb.Flush(); rec != nil {
 		return emit(rec)
 	}
 	return nil
@@ -150,9 +151,9 @@ func (l *lineReader) next() ([]byte, error) {
 	return line, nil
 }
 
-func (p *Partition) readJSON(ctx context.Context, r io.Reader, rb *rowBuilder, emit func(arrow.RecordBatch) error) error {
+func (p *Partition) readJSON(ctx context.Context, r io.Reader, rb *textdecode.Rows, emit func(arrow.RecordBatch) error) error {
 	lr := &lineReader{br: bufio.NewReaderSize(r, 256<<10)}
-	jl := newJSONLine(rb)
+	jl := textdecode.NewJSON(rb)
 	for {
 		line, err := lr.next()
 		if err == io.EOF {
@@ -164,14 +165,14 @@ func (p *Partition) readJSON(ctx context.Context, r io.Reader, rb *rowBuilder, e
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		if field, err := jl.parse(line); err != nil {
+		if field, err := jl.Parse(line); err != nil {
 			if err := p.bad(lr.n, field, line, err); err != nil {
 				return err
 			}
 			continue
 		}
-		rb.commitRow()
-		if rb.full() {
+		rb.CommitRow()
+		if rb.Full() {
 			if err := ctx.Err(); err != nil {
 				return err
 			}

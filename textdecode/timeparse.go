@@ -1,4 +1,4 @@
-package file
+package textdecode
 
 // Timestamp and date parsing without allocation. Accepted forms:
 //
@@ -67,8 +67,8 @@ func parseDate(b []byte) (int64, []byte, bool) {
 	return daysFromCivil(y, m, d), b[10:], true
 }
 
-// parseTimestamp parses b as a timestamp in microseconds since the epoch.
-func parseTimestamp(b []byte) (int64, bool) {
+// ParseTimestamp parses b as a timestamp in microseconds since the epoch.
+func ParseTimestamp(b []byte) (int64, bool) {
 	days, rest, ok := parseDate(b)
 	if !ok {
 		return 0, false

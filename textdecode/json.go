@@ -1,23 +1,25 @@
-package file
+package textdecode
 
 import (
 	"fmt"
 	"unicode/utf8"
 )
 
-// jsonLine decodes one JSON object per line into a rowBuilder's slots.
-type jsonLine struct {
-	rb     *rowBuilder
+// JSON decodes one JSON object per line into a Rows's slots.
+type JSON struct {
+	rb     *Rows
 	index  map[string]int // field name → column
 	keyBuf []byte
 }
 
-func newJSONLine(rb *rowBuilder) *jsonLine {
+// NewJSON returns a decoder of JSON objects into rb's columns by field
+// name; unknown fields are skipped, missing ones are null.
+func NewJSON(rb *Rows) *JSON {
 	idx := make(map[string]int, rb.schema.NumFields())
 	for i, f := range rb.schema.Fields() {
 		idx[f.Name] = i
 	}
-	return &jsonLine{rb: rb, index: idx}
+	return &JSON{rb: rb, index: idx}
 }
 
 // syntaxError is a malformed line that is not JSON at all.
@@ -32,11 +34,11 @@ func skipWS(b []byte, p int) int {
 	return p
 }
 
-// parse stages the fields of line. On error it returns the field involved
+// Parse stages the fields of line (then call CommitRow). On error it returns the field involved
 // ("" for syntax errors).
-func (j *jsonLine) parse(line []byte) (field string, err error) {
+func (j *JSON) Parse(line []byte) (field string, err error) {
 	rb := j.rb
-	rb.startRow(len(line))
+	rb.StartRow(len(line))
 	p := skipWS(line, 0)
 	if p >= len(line) || line[p] != '{' {
 		return "", syntaxError(p, "a line must hold one JSON object")
@@ -97,7 +99,7 @@ func isSyntax(err error) bool {
 
 // value parses the value at line[p] into column c (ignored unless known)
 // and returns the position after it.
-func (j *jsonLine) value(line []byte, p, c int, known bool) (int, error) {
+func (j *JSON) value(line []byte, p, c int, known bool) (int, error) {
 	rb := j.rb
 	if p >= len(line) {
 		return p, syntaxError(p, "expected a value")
@@ -116,7 +118,7 @@ func (j *jsonLine) value(line []byte, p, c int, known bool) (int, error) {
 			}
 			text = rb.arena[start:]
 		}
-		return np, rb.setText(c, text)
+		return np, rb.SetText(c, text)
 	case ch == '{' || ch == '[':
 		np, err := skipComposite(line, p)
 		if err != nil || !known {
@@ -184,7 +186,7 @@ func (j *jsonLine) value(line []byte, p, c int, known bool) (int, error) {
 			rb.slots[c] = slot{valid: true, s: text}
 			return np, nil
 		case kindFloat32, kindFloat64:
-			return np, rb.setText(c, text)
+			return np, rb.SetText(c, text)
 		case kindInt32, kindInt64, kindTimestamp:
 			if !isInt {
 				return np, cannotParse(text, rb.kinds[c], rb.schema.Field(c).Type)
@@ -196,7 +198,7 @@ func (j *jsonLine) value(line []byte, p, c int, known bool) (int, error) {
 	return p, syntaxError(p, "unexpected character %q", line[p])
 }
 
-func typeWord(rb *rowBuilder, c int) string {
+func typeWord(rb *Rows, c int) string {
 	switch rb.kinds[c] {
 	case kindBool:
 		return "a boolean"

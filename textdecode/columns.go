@@ -1,4 +1,4 @@
-package file
+package textdecode
 
 import (
 	"fmt"
@@ -29,6 +29,9 @@ const (
 	kindTimestamp
 )
 
+// Supported reports whether values of type t can be decoded.
+func Supported(t arrow.DataType) bool { return kindOf(t) != kindUnsupported }
+
 func kindOf(t arrow.DataType) kind {
 	switch t.ID() {
 	case arrow.BOOL:
@@ -57,11 +60,11 @@ type slot struct {
 	valid bool
 	i     int64 // bool (0/1), int32, int64, date32, timestamp in the column's unit
 	f     float64
-	s     []byte // string bytes: into the line, or into rowBuilder.arena
+	s     []byte // string bytes: into the line, or into Rows.arena
 }
 
-// rowBuilder turns staged rows into records of at most BatchRows rows.
-type rowBuilder struct {
+// Rows turns staged rows into records of at most BatchRows rows.
+type Rows struct {
 	schema *arrow.Schema
 	kinds  []kind
 	units  []arrow.TimeUnit
@@ -69,18 +72,21 @@ type rowBuilder struct {
 	bld    []array.Builder
 	slots  []slot
 	rows   int
+	batch  int
 	arena  []byte // unescaped JSON strings of the current row
 }
 
-func newRowBuilder(mem memory.Allocator, schema *arrow.Schema) *rowBuilder {
+// NewRows returns a builder of records of at most batchRows rows.
+func NewRows(mem memory.Allocator, schema *arrow.Schema, batchRows int) *Rows {
 	n := schema.NumFields()
-	b := &rowBuilder{
+	b := &Rows{
 		schema: schema,
 		kinds:  make([]kind, n),
 		units:  make([]arrow.TimeUnit, n),
 		rb:     array.NewRecordBuilder(mem, schema),
 		bld:    make([]array.Builder, n),
 		slots:  make([]slot, n),
+		batch:  batchRows,
 	}
 	for i, f := range schema.Fields() {
 		b.kinds[i] = kindOf(f.Type)
@@ -89,15 +95,16 @@ func newRowBuilder(mem memory.Allocator, schema *arrow.Schema) *rowBuilder {
 		}
 		b.bld[i] = b.rb.Field(i)
 	}
-	b.rb.Reserve(BatchRows)
+	b.rb.Reserve(b.batch)
 	return b
 }
 
-func (b *rowBuilder) release() { b.rb.Release() }
+// Release frees the builders.
+func (b *Rows) Release() { b.rb.Release() }
 
-// startRow clears the staged values; arenaCap bounds the bytes the row may
+// StartRow clears the staged values; arenaCap bounds the bytes the row may
 // unescape, so that slices into the arena stay valid.
-func (b *rowBuilder) startRow(arenaCap int) {
+func (b *Rows) StartRow(arenaCap int) {
 	for i := range b.slots {
 		b.slots[i] = slot{}
 	}
@@ -107,8 +114,8 @@ func (b *rowBuilder) startRow(arenaCap int) {
 	b.arena = b.arena[:0]
 }
 
-// commitRow appends the staged row to the builders.
-func (b *rowBuilder) commitRow() {
+// CommitRow appends the staged row to the builders.
+func (b *Rows) CommitRow() {
 	for c, k := range b.kinds {
 		sl := &b.slots[c]
 		if !sl.valid {
@@ -137,17 +144,20 @@ func (b *rowBuilder) commitRow() {
 	b.rows++
 }
 
-// full reports that the current record has BatchRows rows.
-func (b *rowBuilder) full() bool { return b.rows >= BatchRows }
+// Full reports that the current record has its maximum number of rows.
+func (b *Rows) Full() bool { return b.rows >= b.batch }
 
-// flush returns the built record (nil if empty) and starts a new one.
-func (b *rowBuilder) flush() arrow.RecordBatch {
+// Len is the number of rows staged in the current record.
+func (b *Rows) Len() int { return b.rows }
+
+// Flush returns the built record (nil if empty) and starts a new one.
+func (b *Rows) Flush() arrow.RecordBatch {
 	if b.rows == 0 {
 		return nil
 	}
 	b.rows = 0
 	rec := b.rb.NewRecordBatch()
-	b.rb.Reserve(BatchRows)
+	b.rb.Reserve(b.batch)
 	return rec
 }
 
@@ -174,14 +184,14 @@ func cannotParse(text []byte, c kind, t arrow.DataType) error {
 func str(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // setMicros stores a timestamp given in microseconds in column c's unit.
-func (b *rowBuilder) setMicros(c int, us int64) {
+func (b *Rows) setMicros(c int, us int64) {
 	sl := &b.slots[c]
 	sl.valid = true
 	switch b.units[c] {
 	case arrow.Second:
-		sl.i = floorDiv(us, 1_000_000)
+		sl.i = FloorDiv(us, 1_000_000)
 	case arrow.Millisecond:
-		sl.i = floorDiv(us, 1_000)
+		sl.i = FloorDiv(us, 1_000)
 	case arrow.Microsecond:
 		sl.i = us
 	default:
@@ -189,7 +199,8 @@ func (b *rowBuilder) setMicros(c int, us int64) {
 	}
 }
 
-func floorDiv(a, b int64) int64 {
+// FloorDiv divides rounding towards negative infinity.
+func FloorDiv(a, b int64) int64 {
 	q := a / b
 	if a%b != 0 && (a < 0) != (b < 0) {
 		q--
@@ -199,7 +210,7 @@ func floorDiv(a, b int64) int64 {
 
 // setInt stores an integer token (JSON number or CSV field) in column c.
 // Timestamp columns take it as epoch milliseconds.
-func (b *rowBuilder) setInt(c int, text []byte) error {
+func (b *Rows) setInt(c int, text []byte) error {
 	k := b.kinds[c]
 	v, err := strconv.ParseInt(str(text), 10, 64)
 	if err != nil || (k == kindInt32 && (v < math.MinInt32 || v > math.MaxInt32)) {
@@ -221,9 +232,9 @@ func (b *rowBuilder) setInt(c int, text []byte) error {
 	return nil
 }
 
-// setText stores a textual value (a CSV field, or a JSON string) in column c
+// SetText stores a textual value (a CSV field, or a JSON string) in column c
 // of any kind.
-func (b *rowBuilder) setText(c int, text []byte) error {
+func (b *Rows) SetText(c int, text []byte) error {
 	k := b.kinds[c]
 	switch k {
 	case kindString:
@@ -253,7 +264,7 @@ func (b *rowBuilder) setText(c int, text []byte) error {
 			return nil
 		}
 	case kindTimestamp:
-		if us, ok := parseTimestamp(text); ok {
+		if us, ok := ParseTimestamp(text); ok {
 			b.setMicros(c, us)
 			return nil
 		}
@@ -278,3 +289,6 @@ func allDigits(b []byte) bool {
 	}
 	return true
 }
+
+// Schema is the schema of the records the builder makes.
+func (b *Rows) Schema() *arrow.Schema { return b.schema }
