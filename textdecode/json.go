@@ -1,6 +1,7 @@
 package textdecode
 
 import (
+	"bytes"
 	"fmt"
 	"unicode/utf8"
 )
@@ -10,6 +11,16 @@ type JSON struct {
 	rb     *Rows
 	index  map[string]int // field name → column
 	keyBuf []byte
+	// order remembers the field names of the previous document by position:
+	// producers write fields in the same order, so comparing with the name
+	// seen at the same position usually replaces a map lookup.
+	order []seenField
+}
+
+type seenField struct {
+	name  []byte
+	col   int
+	known bool
 }
 
 // NewJSON returns a decoder of JSON objects into rb's columns by field
@@ -44,6 +55,7 @@ func (j *JSON) Parse(line []byte) (field string, err error) {
 		return "", syntaxError(p, "a line must hold one JSON object")
 	}
 	p = skipWS(line, p+1)
+	pos := 0
 	if p < len(line) && line[p] == '}' {
 		p++
 	} else {
@@ -67,7 +79,8 @@ func (j *JSON) Parse(line []byte) (field string, err error) {
 				return "", syntaxError(p, "expected ':' after field name")
 			}
 			p = skipWS(line, p+1)
-			c, known := j.index[string(key)]
+			c, known := j.column(key, pos)
+			pos++
 			if p, err = j.value(line, p, c, known); err != nil {
 				if known && !isSyntax(err) {
 					return rb.schema.Field(c).Name, err
@@ -217,6 +230,20 @@ func typeWord(rb *Rows, c int) string {
 // after the closing quote.
 func scanString(line []byte, p int) (s, e int, esc bool, np int, err error) {
 	i := p + 1
+	// Fast path: jump to the closing quote; fall back to the careful loop
+	// when the string has an escape or a control character before it.
+	if q := bytes.IndexByte(line[i:], '"'); q >= 0 {
+		plain := true
+		for _, c := range line[i : i+q] {
+			if c == '\\' || c < 0x20 {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			return i, i + q, false, i + q + 1, nil
+		}
+	}
 	for i < len(line) {
 		c := line[i]
 		switch {
@@ -323,4 +350,22 @@ func unescape(dst, src []byte, base int) ([]byte, error) {
 		}
 	}
 	return dst, nil
+}
+
+// column returns the column of field name key, the pos-th field of the
+// object.
+func (j *JSON) column(key []byte, pos int) (int, bool) {
+	if pos < len(j.order) && string(j.order[pos].name) == string(key) {
+		return j.order[pos].col, j.order[pos].known
+	}
+	c, known := j.index[string(key)]
+	if pos <= len(j.order) && pos < 64 {
+		f := seenField{name: append([]byte(nil), key...), col: c, known: known}
+		if pos == len(j.order) {
+			j.order = append(j.order, f)
+		} else {
+			j.order[pos] = f
+		}
+	}
+	return c, known
 }
