@@ -22,7 +22,9 @@
 // Keys are stored columnar, per group: fixed-width columns widened to int64
 // (floats normalised), strings and binary in a byte arena with offsets, a
 // null flag per group. Lookup is open addressing with linear probing over a
-// power-of-two slot array (load <= 1/2); the slot of a hash is its high bits.
+// power-of-two slot array (load <= 1/4 up to 16K slots, so that hits are
+// nearly always at the home slot and the probe branch predicts; <= 1/2
+// beyond); the slot of a hash is its high bits.
 // There are three probe paths, chosen once per table:
 //
 //   - one int32/int64/timestamp key: a slot holds the key inline beside the
@@ -45,7 +47,16 @@
 // hash table of (group id, value) pairs. Results: count, count(*) and count
 // distinct are int64; sum of integers is int64, of floats float64; min/max
 // have the input type; avg is float64. Sum, min, max and avg of a group with
-// no non-null input are null.
+// no non-null input are null. count(*) with a sum of an int64 column without
+// nulls runs as one fused loop (fused.go). The seen flags of sum/min/max are
+// not written per row for a batch without nulls: when every older group is
+// seen, only the groups the batch created are set (seenFlags).
+//
+// # Dirty groups
+//
+// A bitmap with one bit per group, set by one OR per row after the probe
+// (small enough to stay in cache for a million groups); TakeDirty scans it,
+// which yields the groups ascending, and Remove remaps it.
 //
 // # Invariants
 //

@@ -59,6 +59,7 @@ type Table struct {
 	specs    []Spec
 	accs     []accumulator
 
+	fused  fusedPair
 	groups []uint32 // group of each live row of the current batch
 
 	// dirty has bit g%64 of word g/64 set when group g was updated since
@@ -90,6 +91,7 @@ func NewTable(keyTypes []arrow.DataType, argTypes []arrow.DataType, specs []Spec
 		}
 		t.accs = append(t.accs, acc)
 	}
+	t.fused = findFusedPair(t.accs)
 	return t, nil
 }
 
@@ -122,7 +124,11 @@ func (t *Table) Update(keys []arrow.Array, args []arrow.Array, sel []int32) erro
 	}
 	t.resize()
 	markDirty(t.dirty, t.groups)
+	fused := t.updateFused(args, sel)
 	for i, a := range t.accs {
+		if fused && (i == t.fused.count || i == t.fused.sum) {
+			continue
+		}
 		var arg arrow.Array
 		if t.specs[i].Func != CountAll {
 			arg = args[t.specs[i].Arg]
