@@ -107,7 +107,7 @@ func runWithCrash(t *testing.T, chunks [][]click, build func(*memsrc.Source) *mi
 		}
 		q, err := build(src).WriteStream(rec).
 			OutputMode(mode).Allocator(mem).StatePartitions(4).
-			Checkpoint(dir).MinDeltasForSnapshot(3). // restarts read snapshots and deltas
+			Checkpoint(dir).MinDeltasForSnapshot(1). // restarts read snapshots and deltas
 
 			FaultInjection(func(s string, id int64) error {
 				if !crashed && s == step && id == crashBatch {

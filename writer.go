@@ -80,8 +80,9 @@ func (w *StreamWriter) Parallelism(n int) *StreamWriter { w.cfg.Parallelism = n;
 func (w *StreamWriter) StatePartitions(n int) *StreamWriter { w.cfg.StatePartitions = n; return w }
 
 // MinDeltasForSnapshot sets how many per-batch state deltas a state
-// partition keeps before it writes a full snapshot (default 10): fewer means
-// faster restarts, more means cheaper commits.
+// partition writes at least before it consolidates them into a snapshot
+// (default 10, Spark's minDeltasForSnapshot); a snapshot is written once the
+// deltas also weigh as much as the previous one.
 func (w *StreamWriter) MinDeltasForSnapshot(n int) *StreamWriter {
 	w.cfg.MinDeltasForSnapshot = n
 	return w

@@ -42,8 +42,11 @@ func (t *Table) EncodeStates(groups []uint32) [][]byte {
 			}
 		}
 	}()
+	// every group's state goes into one buffer, sliced at the end: one
+	// allocation instead of one per group
+	var b []byte
+	ends := make([]int, len(groups))
 	for gi, g := range groups {
-		var b []byte
 		for i, a := range t.accs {
 			switch a := a.(type) {
 			case *countAcc:
@@ -68,7 +71,12 @@ func (t *Table) EncodeStates(groups []uint32) [][]byte {
 				}
 			}
 		}
-		out[gi] = b
+		ends[gi] = len(b)
+	}
+	start := 0
+	for gi, end := range ends {
+		out[gi] = b[start:end:end]
+		start = end
 	}
 	return out
 }

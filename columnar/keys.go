@@ -1,9 +1,11 @@
 package columnar
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -39,16 +41,74 @@ func EncodeKeys(dst [][]byte, cols []arrow.Array, rows []int32) ([][]byte, error
 	if rows != nil {
 		n = len(rows)
 	}
-	for len(dst) < n {
-		dst = append(dst, nil)
+	fresh := len(dst) == 0
+	old := len(dst)
+	if cap(dst) < n {
+		grown := make([][]byte, n)
+		copy(grown, dst)
+		dst = grown
 	}
 	dst = dst[:n]
+	if old < n {
+		clear(dst[old:]) // keys beyond the given ones start empty
+	}
+	if fresh {
+		presize(dst, cols, rows)
+	}
 	for _, col := range cols {
 		if err := encodeColumn(dst, col, rows); err != nil {
 			return dst, err
 		}
 	}
 	return dst, nil
+}
+
+// presize points every dst[i] at its own exactly sized region of one
+// shared buffer, so that encoding n keys costs one allocation, not n.
+func presize(dst [][]byte, cols []arrow.Array, rows []int32) {
+	size := make([]int, len(dst))
+	total := 0
+	for _, col := range cols {
+		switch c := col.(type) {
+		case *array.String:
+			for i := range size {
+				r := rowAt(rows, i)
+				if c.IsNull(r) {
+					size[i]++
+					continue
+				}
+				v := c.Value(r)
+				size[i] += 3 + len(v) + strings.Count(v, "\x00")
+			}
+		case *array.Binary:
+			for i := range size {
+				r := rowAt(rows, i)
+				if c.IsNull(r) {
+					size[i]++
+					continue
+				}
+				v := c.Value(r)
+				size[i] += 3 + len(v) + bytes.Count(v, []byte{0})
+			}
+		case *array.Boolean:
+			for i := range size {
+				size[i] += 2
+			}
+		default:
+			for i := range size {
+				size[i] += 9
+			}
+		}
+	}
+	for _, s := range size {
+		total += s
+	}
+	arena := make([]byte, total)
+	off := 0
+	for i, s := range size {
+		dst[i] = arena[off : off : off+s]
+		off += s
+	}
 }
 
 func rowAt(rows []int32, i int) int {
@@ -62,6 +122,12 @@ func encodeColumn(dst [][]byte, col arrow.Array, rows []int32) error {
 	switch c := col.(type) {
 	case *array.Int64:
 		v := c.Int64Values()
+		if c.NullN() == 0 {
+			for i := range dst {
+				dst[i] = appendInt64(append(dst[i], keyNotNull), v[rowAt(rows, i)])
+			}
+			return nil
+		}
 		for i := range dst {
 			r := rowAt(rows, i)
 			if c.IsNull(r) {
@@ -72,6 +138,12 @@ func encodeColumn(dst [][]byte, col arrow.Array, rows []int32) error {
 		}
 	case *array.Timestamp:
 		v := c.TimestampValues()
+		if c.NullN() == 0 {
+			for i := range dst {
+				dst[i] = appendInt64(append(dst[i], keyNotNull), int64(v[rowAt(rows, i)]))
+			}
+			return nil
+		}
 		for i := range dst {
 			r := rowAt(rows, i)
 			if c.IsNull(r) {

@@ -38,9 +38,13 @@ type partChanges struct {
 
 func (c *partChanges) empty() bool { return len(c.putKeys) == 0 && len(c.delKeys) == 0 }
 
-// snapshotPolicy decides when a partition writes a snapshot: when the
-// deltas since the last one outweigh it, or there are many of them, so a
-// restart reads a bounded amount.
+// snapshotPolicy decides when a partition writes a snapshot. Snapshotting
+// when the deltas since the last snapshot weigh as much as it keeps both
+// costs near twice the deltas: commits write at most about twice their
+// changes on average, and a restart reads at most about twice the state. At
+// least MinDeltasForSnapshot deltas come between snapshots (Spark's
+// minDeltasForSnapshot), and at most 100 times that, so that tiny deltas do
+// not pile up for ever.
 type snapshotPolicy struct {
 	deltas     int
 	deltaBytes int64
@@ -48,13 +52,13 @@ type snapshotPolicy struct {
 }
 
 // DefaultMinDeltasForSnapshot is how many deltas a partition writes at
-// most before a snapshot (Spark's minDeltasForSnapshot is 10 too).
+// least before a snapshot (Spark's minDeltasForSnapshot is 10 too).
 const DefaultMinDeltasForSnapshot = 10
 
 const minSnapshotBytes = 1 << 20
 
-func (s *snapshotPolicy) due(maxDeltas int) bool {
-	return s.deltas >= maxDeltas || s.deltaBytes >= max(s.snapBytes, minSnapshotBytes)
+func (s *snapshotPolicy) due(minDeltas int) bool {
+	return s.deltas >= 100*minDeltas || (s.deltas >= minDeltas && s.deltaBytes >= max(s.snapBytes, minSnapshotBytes))
 }
 
 // snapshotter is implemented by stateful operators: the rows of one
@@ -73,12 +77,12 @@ func blobKey(kind byte, batch int64) []byte {
 var partitionMetaKey = []byte{'m'}
 
 // persistChangelog writes batch's state changes of every partition into txn.
-func persistChangelog(txn *state.Txn, op int, batch int64, st snapshotter, n int, policy []snapshotPolicy, maxDeltas int) error {
+func persistChangelog(txn *state.Txn, op int, batch int64, st snapshotter, n int, policy []snapshotPolicy, minDeltas int) error {
 	for p := 0; p < n; p++ {
 		ch := st.takeChanges(p)
 		pol := &policy[p]
 		switch {
-		case pol.due(maxDeltas) && (!ch.empty() || pol.deltas > 0):
+		case pol.due(minDeltas) && (!ch.empty() || pol.deltas > 0):
 			keys, vals, err := st.snapshot(p)
 			if err != nil {
 				return err

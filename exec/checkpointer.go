@@ -73,7 +73,9 @@ func openCheckpointer(q *Query) (*checkpointer, error) {
 	c := &checkpointer{q: q, dir: dir}
 	if q.c.state != nil {
 		_, _, _, comMax := dir.Batches()
-		st, err := state.Open(dir.StateDir(), state.Options{QueryID: meta.ID, MustExist: comMax >= 0})
+		// The engine counts its rows itself (changelog meta rows); the store's
+		// exact counting would read every blob it overwrites.
+		st, err := state.Open(dir.StateDir(), state.Options{QueryID: meta.ID, MustExist: comMax >= 0, NoRowCount: true})
 		if err != nil {
 			return nil, fmt.Errorf("checkpoint %s: %w", q.cfg.CheckpointDir, err)
 		}

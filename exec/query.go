@@ -33,7 +33,7 @@ type Config struct {
 	// Allocator allocates every Arrow buffer of the query (default Go heap).
 	Allocator memory.Allocator
 	// MinDeltasForSnapshot is how many delta blobs a state partition writes
-	// at most before it writes a snapshot (default 10, as Spark).
+	// at least before it writes a snapshot (default 10, as Spark).
 	MinDeltasForSnapshot int
 	// LateSink, if set, receives the rows dropped by the watermark.
 	LateSink sinks.Sink
