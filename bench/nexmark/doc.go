@@ -1,0 +1,49 @@
+// Package nexmark is the Nexmark benchmark of Millrace: a deterministic,
+// columnar generator of the Nexmark auction events exposed as Millrace
+// sources, the queries written with the public Go API, and a naive oracle
+// that evaluates the same queries row by row without the engine.
+//
+// # Events and offsets
+//
+// The generator follows the reference rules (nexmark/nexmark, Flink
+// flavour; see ../../../shared/NEXMARK.md): event n's type comes from n % 50
+// (0 person, 1–3 auction, 4–49 bid); ids, hot auctions, bidders and sellers,
+// log-uniform prices, auction expiry, strings, channels and URLs as there.
+// The event at position p (p = 0, 1, 2, …) is event number
+// e = (p/G)*G + (p*953)%G for an out-of-order group size G (G = 1: in
+// order), and every field of it, its event time base + e·1e6/Rate µs
+// included, is a pure function of (Seed, BaseTime, Rate, e). Randomness is a
+// counter-based hash, splitmix64 of (seed, e, field), so any event can be
+// generated alone: a batch replays identically and partitions generate in
+// parallel.
+//
+// A Millrace stream has one schema, so one Config gives three sources,
+// NewSource(cfg, Bids), NewSource(cfg, Auctions) and NewSource(cfg,
+// Persons). They share one offset space, {"events": N} = the number of event
+// positions covered, and each emits only the events of its kind among
+// positions (start, end]: the three streams stay aligned in event time.
+// Progress counts input rows of the kind; events/s figures count positions.
+//
+// # Departures from the reference
+//
+//   - Random strings (extra, names, descriptions, emails, URL parts) are
+//     substrings of a per-seed pool of random characters at a random offset
+//     and length, not character-by-character draws: the lengths follow the
+//     reference, the content is random text, and a bid costs one copy
+//     instead of ~70 random draws.
+//   - Event times are microseconds (the reference uses milliseconds), so an
+//     auction's expiry is computed in microseconds too.
+//   - `extra` follows the reference's nextExtra with the reference's
+//     currentSize: bids count 32 bytes and not channel and url, exactly as
+//     the reference does, so bids average about 170 bytes rather than 100.
+//
+// # Oracle
+//
+// oracle.go regenerates the events one at a time as Go structs (events.go,
+// a separate, simple code path) and evaluates each query naively; tests and
+// the CLI compare the row count and the order-independent checksum of
+// sinks/blackhole with the engine's output.
+//
+// Read next: queries.go (the queries), source.go (the Millrace source),
+// generate.go (the columnar fill).
+package nexmark

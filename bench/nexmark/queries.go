@@ -1,0 +1,67 @@
+package nexmark
+
+import (
+	"github.com/millrace/millrace"
+	"github.com/millrace/millrace/sources"
+)
+
+// EurosPerDollar is q1's exchange rate (the reference's 0.908 * price).
+const EurosPerDollar = 0.908
+
+// Q0 passes every bid through: auction, bidder, price, dateTime, extra.
+func Q0(bids sources.Source) *millrace.Stream {
+	return millrace.ReadStream(bids).SelectCols("auction", "bidder", "price", "dateTime", "extra")
+}
+
+// Q1 converts every bid's price to euros: the reference's 0.908 * price,
+// a double here (Millrace has no decimal type).
+func Q1(bids sources.Source) *millrace.Stream {
+	return millrace.ReadStream(bids).Select(
+		millrace.Col("auction"),
+		millrace.Col("bidder"),
+		millrace.Col("price").Times(EurosPerDollar).As("price"),
+		millrace.Col("dateTime"),
+		millrace.Col("extra"),
+	)
+}
+
+// Q2 keeps the bids on auctions whose id is a multiple of 123: auction,
+// price.
+func Q2(bids sources.Source) *millrace.Stream {
+	return millrace.ReadStream(bids).
+		Filter(millrace.Col("auction").Mod(123).Eq(0)).
+		SelectCols("auction", "price")
+}
+
+// Query is one benchmark query: how to build it and its oracle.
+type Query struct {
+	// Name is "q0", "q1", …
+	Name string
+	// Description says what the query computes.
+	Description string
+	// Build returns the query's stream over sources of generator g.
+	Build func(g *Generator) *millrace.Stream
+	// Mode is the output mode the query runs in.
+	Mode millrace.OutputMode
+	// Oracle evaluates the query naively over events [0, events).
+	Oracle func(g *Generator, events int64) Result
+	// Inputs are the kinds of events the query reads.
+	Inputs []Kind
+}
+
+// Queries lists the implemented queries, in order.
+var Queries = []Query{
+	{Name: "q0", Description: "passthrough of bids", Build: func(g *Generator) *millrace.Stream { return Q0(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ0, Inputs: []Kind{Bids}},
+	{Name: "q1", Description: "bid price in euros", Build: func(g *Generator) *millrace.Stream { return Q1(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ1, Inputs: []Kind{Bids}},
+	{Name: "q2", Description: "bids on auctions that are multiples of 123", Build: func(g *Generator) *millrace.Stream { return Q2(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ2, Inputs: []Kind{Bids}},
+}
+
+// Lookup returns the query called name.
+func Lookup(name string) (Query, bool) {
+	for _, q := range Queries {
+		if q.Name == name {
+			return q, true
+		}
+	}
+	return Query{}, false
+}

@@ -1,0 +1,48 @@
+package nexmark
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace"
+	"github.com/millrace/millrace/sinks/blackhole"
+)
+
+// RunOptions configures Run.
+type RunOptions struct {
+	// Parallelism is the query's worker count (0: GOMAXPROCS).
+	Parallelism int
+	// Listeners receive the query's progress events.
+	Listeners []millrace.Listener
+	// Allocator is the query's Arrow allocator (nil: the default).
+	Allocator memory.Allocator
+}
+
+// Run runs query q over the events of cfg to a blackhole sink with the
+// AvailableNow trigger, and returns the sink's rows and checksum.
+func Run(ctx context.Context, q Query, cfg Config, o RunOptions) (Result, error) {
+	g := NewGenerator(cfg)
+	sink := blackhole.New()
+	w := q.Build(g).WriteStream(sink).
+		OutputMode(q.Mode).
+		Trigger(millrace.AvailableNow()).
+		QueryName("nexmark-" + q.Name)
+	if o.Parallelism > 0 {
+		w = w.Parallelism(o.Parallelism)
+	}
+	if o.Allocator != nil {
+		w = w.Allocator(o.Allocator)
+	}
+	for _, l := range o.Listeners {
+		w = w.Listener(l)
+	}
+	qr, err := w.Start(ctx)
+	if err != nil {
+		return Result{}, fmt.Errorf("nexmark %s: start: %w", q.Name, err)
+	}
+	if err := qr.AwaitTermination(ctx); err != nil {
+		return Result{}, fmt.Errorf("nexmark %s: %w", q.Name, err)
+	}
+	return Result{Rows: sink.Rows(), Checksum: sink.Checksum()}, nil
+}
