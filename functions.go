@@ -48,3 +48,12 @@ func Avg(col Column) Column { return Column{plan.Agg{Func: plan.AggAvg, Arg: col
 func CountDistinct(col Column) Column {
 	return Column{plan.Agg{Func: plan.AggCountDistinct, Arg: col.e}}
 }
+
+// SessionWindow groups rows into sessions: rows of the same key whose event
+// times are less than gap apart belong to one session, [first event, last
+// event + gap). Sessions merge across triggers (a late event may bridge two)
+// and are written, in Append mode, once the watermark passes their end. As
+// a grouping key it yields a column "session_window" of struct<start, end>.
+func SessionWindow(timeCol Column, gap time.Duration) Column {
+	return Column{plan.Session{Time: timeCol.e, Gap: gap}}
+}

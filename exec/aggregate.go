@@ -493,6 +493,9 @@ func (a *aggOperator) finish(mem memory.Allocator, raw arrow.RecordBatch) (arrow
 	return array.NewRecordBatch(out, cols, raw.NumRows()), nil
 }
 
+// release: the hash tables live on the Go heap.
+func (a *aggOperator) release() {}
+
 func (a *aggOperator) name() string               { return "stateStoreSave" }
 func (a *aggOperator) inputSchema() *arrow.Schema { return a.inSch }
 func (a *aggOperator) numPartitions() int         { return len(a.parts) }

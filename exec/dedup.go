@@ -80,6 +80,16 @@ func newDedupOperator(n *plan.Deduplicate, partitions int, mem memory.Allocator)
 	return d, nil
 }
 
+// release frees output not yet handed over (a failed batch).
+func (d *dedupOperator) release() {
+	for _, dp := range d.parts {
+		for _, r := range dp.out {
+			r.Release()
+		}
+		dp.out = nil
+	}
+}
+
 func (d *dedupOperator) name() string {
 	if d.node.WithinWatermark {
 		return "dedupeWithinWatermark"

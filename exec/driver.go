@@ -33,6 +33,9 @@ func (q *Query) run(ctx context.Context) {
 	q.status = Status{Message: "Stopped"}
 	q.cond.Broadcast()
 	q.mu.Unlock()
+	if q.c.state != nil {
+		q.c.state.release()
+	}
 	for _, s := range q.c.scans {
 		_ = s.Source.Close()
 	}

@@ -214,6 +214,17 @@ func compile(cfg Config) (*compiled, error) {
 		c.chains = below
 		switch n := top.(type) {
 		case *plan.Aggregate:
+			if hasSession(n) {
+				if cfg.Mode != sinks.Append {
+					return nil, fmt.Errorf("%s output mode is not supported for session windows: use Append (Spark supports Append and Complete; Millrace only Append so far)", cfg.Mode)
+				}
+				s, err := newSessionOperator(n, cfg.StatePartitions, cfg.Allocator)
+				if err != nil {
+					return nil, err
+				}
+				c.state = s
+				break
+			}
 			a, err := newAggOperator(n, cfg.Mode, cfg.StatePartitions)
 			if err != nil {
 				return nil, err
@@ -237,6 +248,15 @@ func compile(cfg Config) (*compiled, error) {
 		return nil, fmt.Errorf("sink %s does not support %s output mode", cfg.Sink.Name(), cfg.Mode)
 	}
 	return c, nil
+}
+
+func hasSession(n *plan.Aggregate) bool {
+	for _, k := range n.Keys {
+		if _, ok := plan.Unalias(k).(plan.Session); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // findStateful returns the first stateful node of a plan, or nil.

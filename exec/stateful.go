@@ -29,4 +29,7 @@ type stateful interface {
 	// persistChangelog) from now on.
 	enableDurability()
 	snapshotter
+	// release frees the Arrow memory the operator holds; called when the
+	// query ends.
+	release()
 }

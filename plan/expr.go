@@ -91,6 +91,14 @@ type Window struct {
 	Offset time.Duration
 }
 
+// Session assigns session windows: rows of a key whose event times are
+// less than Gap apart belong to one session [first, last + Gap). Its value
+// is a struct<start, end> of timestamps named "session_window".
+type Session struct {
+	Time Expr
+	Gap  time.Duration
+}
+
 // AggFunc is an aggregate function.
 type AggFunc int
 
@@ -125,6 +133,7 @@ func (Cast) isExpr()      {}
 func (Alias) isExpr()     {}
 func (Window) isExpr()    {}
 func (Agg) isExpr()       {}
+func (Session) isExpr()   {}
 
 func (c ColumnRef) String() string { return c.Name }
 
@@ -164,6 +173,8 @@ func (w Window) String() string {
 	return fmt.Sprintf("window(%s, %s, %s)", w.Time, w.Size, w.Slide)
 }
 
+func (s Session) String() string { return fmt.Sprintf("session_window(%s, %s)", s.Time, s.Gap) }
+
 func (a Agg) String() string {
 	switch {
 	case a.Func == AggCountAll:
@@ -185,6 +196,8 @@ func OutputName(e Expr) string {
 		return e.Name
 	case Window:
 		return "window"
+	case Session:
+		return "session_window"
 	default:
 		return e.String()
 	}
@@ -216,6 +229,8 @@ func Walk(e Expr, fn func(Expr)) {
 	case Alias:
 		Walk(e.E, fn)
 	case Window:
+		Walk(e.Time, fn)
+	case Session:
 		Walk(e.Time, fn)
 	case Agg:
 		if e.Arg != nil {

@@ -198,6 +198,13 @@ func NewAggregate(in Node, keys, aggs []Expr) (*Aggregate, error) {
 				idx, _ := columnar.FieldIndex(s, c.Name)
 				f.Metadata = s.Field(idx).Metadata
 			}
+		case Session:
+			windows++
+			f.Nullable = false
+			if c, ok := k.Time.(ColumnRef); ok {
+				idx, _ := columnar.FieldIndex(s, c.Name)
+				f.Metadata = s.Field(idx).Metadata
+			}
 		case ColumnRef:
 			idx, _ := columnar.FieldIndex(s, k.Name)
 			f.Metadata = s.Field(idx).Metadata
@@ -214,7 +221,7 @@ func NewAggregate(in Node, keys, aggs []Expr) (*Aggregate, error) {
 		}
 	}
 	if windows > 1 {
-		return nil, fmt.Errorf("groupBy: at most one window key is supported")
+		return nil, fmt.Errorf("groupBy: at most one window or session window key is supported")
 	}
 	if len(aggs) == 0 {
 		return nil, fmt.Errorf("agg: at least one aggregate function is needed")

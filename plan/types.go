@@ -132,6 +132,18 @@ func TypeOf(e Expr, s *arrow.Schema) (arrow.DataType, error) {
 			return nil, fmt.Errorf("window(%s): size and slide must be positive and slide <= size, got size %s slide %s", e.Time, e.Size, e.Slide)
 		}
 		return WindowType, nil
+	case Session:
+		t, err := TypeOf(e.Time, s)
+		if err != nil {
+			return nil, err
+		}
+		if t.ID() != arrow.TIMESTAMP {
+			return nil, fmt.Errorf("session_window() needs a timestamp column, %s is %s", e.Time, columnar.TypeName(t))
+		}
+		if e.Gap <= 0 {
+			return nil, fmt.Errorf("session_window(%s): the gap must be positive, got %s", e.Time, e.Gap)
+		}
+		return WindowType, nil
 	case Agg:
 		return aggType(e, s)
 	}

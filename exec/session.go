@@ -1,0 +1,586 @@
+package exec
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace/agg"
+	"github.com/millrace/millrace/columnar"
+	"github.com/millrace/millrace/kernels"
+	"github.com/millrace/millrace/plan"
+)
+
+// sessionOperator is an aggregation grouped by a session window (and other
+// keys). Sessions merge as rows arrive, across triggers, and a late row can
+// bridge two sessions, so the operator buffers the rows of open sessions
+// (their keys, event time and aggregate arguments) and, each trigger,
+// derives the sessions of every key from them: rows sorted by time, a new
+// session whenever a row is at least gap after the current session's last
+// row. A session whose end (last row + gap) the watermark has passed is
+// closed: its rows are aggregated, emitted (Append mode) and dropped from
+// the buffer. Rows whose own session [t, t+gap) is already closed are late.
+type sessionOperator struct {
+	node     *plan.Aggregate
+	inSch    *arrow.Schema
+	keyIdx   int         // position of the session key among the keys
+	keys     []evaluator // the other keys
+	keyTypes []arrow.DataType
+	keyNames []string
+	time     evaluator
+	gapUs    int64
+	args     []evaluator
+	argTypes []arrow.DataType
+	specs    []agg.Spec
+	mem      memory.Allocator
+	durable  bool
+	parts    []*sessionPartition
+	// layout of buffered records: keys..., time, args...
+	bufSchema *arrow.Schema
+}
+
+type sessionPartition struct {
+	recs    []arrow.RecordBatch
+	live    []int // live rows per record; a record is released at 0
+	rows    []bufferedRow
+	seq     uint64
+	changes partChanges
+}
+
+type bufferedRow struct {
+	rec, row int32
+	ts       int64
+	seq      uint64
+	key      string // encoded other keys
+}
+
+func newSessionOperator(n *plan.Aggregate, partitions int, mem memory.Allocator) (*sessionOperator, error) {
+	in := n.Input.Schema()
+	s := &sessionOperator{node: n, inSch: in, mem: mem}
+	var fields []arrow.Field
+	for i, k := range n.Keys {
+		if sess, ok := plan.Unalias(k).(plan.Session); ok {
+			s.keyIdx = i
+			ev, err := compileExpr(sess.Time, in)
+			if err != nil {
+				return nil, err
+			}
+			s.time, s.gapUs = ev, sess.Gap.Microseconds()
+			c, ok := sess.Time.(plan.ColumnRef)
+			if !ok {
+				return nil, fmt.Errorf("session_window needs a column as its time, got %s", sess.Time)
+			}
+			idx, _ := columnar.FieldIndex(in, c.Name)
+			if _, ok := plan.WatermarkDelay(in.Field(idx)); !ok {
+				return nil, fmt.Errorf("session windows need a watermark on %s: call WithWatermark(%q, delay) before GroupBy", c.Name, c.Name)
+			}
+			continue
+		}
+		ev, err := compileExpr(k, in)
+		if err != nil {
+			return nil, err
+		}
+		t, _ := plan.TypeOf(k, in)
+		s.keys = append(s.keys, ev)
+		s.keyTypes = append(s.keyTypes, t)
+		s.keyNames = append(s.keyNames, plan.OutputName(k))
+		fields = append(fields, arrow.Field{Name: plan.OutputName(k), Type: t, Nullable: true})
+	}
+	fields = append(fields, arrow.Field{Name: "__time", Type: columnar.Timestamp})
+	for _, e := range n.Aggs {
+		ag := plan.Unalias(e).(plan.Agg)
+		spec := agg.Spec{Func: aggFunc(ag.Func), Arg: len(s.args), Name: plan.OutputName(e)}
+		if ag.Func == plan.AggCountAll {
+			spec.Arg = -1
+		} else {
+			arg := ag.Arg
+			t, _ := plan.TypeOf(arg, in)
+			if t.ID() == arrow.INT32 {
+				arg, t = plan.Cast{E: arg, To: arrow.PrimitiveTypes.Int64}, arrow.PrimitiveTypes.Int64
+			}
+			ev, err := compileExpr(arg, in)
+			if err != nil {
+				return nil, err
+			}
+			s.args = append(s.args, ev)
+			s.argTypes = append(s.argTypes, t)
+			fields = append(fields, arrow.Field{Name: fmt.Sprintf("__arg%d", len(s.args)), Type: t, Nullable: true})
+		}
+		s.specs = append(s.specs, spec)
+	}
+	s.bufSchema = arrow.NewSchema(fields, nil)
+	for p := 0; p < partitions; p++ {
+		s.parts = append(s.parts, &sessionPartition{})
+	}
+	return s, nil
+}
+
+func (s *sessionOperator) name() string               { return "sessionWindowStateStoreSave" }
+func (s *sessionOperator) inputSchema() *arrow.Schema { return s.inSch }
+func (s *sessionOperator) numPartitions() int         { return len(s.parts) }
+func (s *sessionOperator) closesByWatermark() bool    { return true }
+func (s *sessionOperator) enableDurability()          { s.durable = true }
+
+func (s *sessionOperator) fingerprint() operatorFingerprint {
+	op := operatorFingerprint{Operator: "sessionAggregate"}
+	for i, k := range s.node.Keys {
+		t, _ := plan.TypeOf(k, s.inSch)
+		op.Keys = append(op.Keys, fmt.Sprintf("%s: %s", plan.Unalias(s.node.Keys[i]), columnar.TypeName(t)))
+	}
+	for _, e := range s.node.Aggs {
+		ag := plan.Unalias(e).(plan.Agg)
+		t, _ := plan.TypeOf(ag, s.inSch)
+		op.Aggs = append(op.Aggs, fmt.Sprintf("%s: %s", ag, columnar.TypeName(t)))
+	}
+	return op
+}
+
+// prepare evaluates keys, time and arguments, drops late rows and routes
+// the rest by the other keys.
+func (s *sessionOperator) prepare(t *task, b columnar.Batch, out *shuffled, late *lateRouter) error {
+	defer b.Release()
+	if b.NumRows() == 0 {
+		return nil
+	}
+	tsArr, err := s.time.value(t.mem, b.Rec)
+	if err != nil {
+		return err
+	}
+	defer tsArr.Release()
+	// rows without event time belong to no session
+	sel := kernels.SelectNotNull(tsArr, b.Sel, nil)
+	if t.watermarkUs != noWatermark {
+		kept, err := kernels.CompareScalar(kernels.Gt, tsArr, t.watermarkUs-s.gapUs, sel, nil)
+		if err != nil {
+			return err
+		}
+		if dropped := len(sel) - len(kept); dropped > 0 {
+			out.dropped += int64(dropped)
+			if late != nil {
+				if err := routeLateRows(t, b.Rec, kernels.Difference(append([]int32(nil), sel...), kept, nil), late); err != nil {
+					return err
+				}
+			}
+		}
+		sel = kept
+	}
+	if len(sel) == 0 {
+		return nil
+	}
+	cols := make([]arrow.Array, 0, s.bufSchema.NumFields())
+	release := func() {
+		for _, c := range cols {
+			c.Release()
+		}
+	}
+	for _, k := range s.keys {
+		v, err := k.value(t.mem, b.Rec)
+		if err != nil {
+			release()
+			return err
+		}
+		cols = append(cols, v)
+	}
+	tsArr.Retain()
+	cols = append(cols, tsArr)
+	for _, a := range s.args {
+		v, err := a.value(t.mem, b.Rec)
+		if err != nil {
+			release()
+			return err
+		}
+		cols = append(cols, v)
+	}
+	rec := array.NewRecordBatch(s.bufSchema, cols, b.Rec.NumRows())
+	release()
+	defer rec.Release()
+	if out.parts == nil {
+		out.parts = make([][]columnar.Batch, len(s.parts))
+	}
+	p := len(s.parts)
+	if p == 1 || len(s.keys) == 0 {
+		rec.Retain()
+		out.parts[0] = append(out.parts[0], columnar.Batch{Rec: rec, Sel: sel})
+		return nil
+	}
+	hashes := kernels.HashColumns(rec.Columns()[:len(s.keys)], sel, nil)
+	psel := make([][]int32, p)
+	for i, h := range hashes {
+		part := partitionOf(h, p)
+		psel[part] = append(psel[part], sel[i])
+	}
+	for part, ps := range psel {
+		if len(ps) > 0 {
+			rec.Retain()
+			out.parts[part] = append(out.parts[part], columnar.Batch{Rec: rec, Sel: ps})
+		}
+	}
+	return nil
+}
+
+// update buffers the rows routed to partition p.
+func (s *sessionOperator) update(p int, inputs []*shuffled) error {
+	sp := s.parts[p]
+	nk := len(s.keys)
+	for _, in := range inputs {
+		if in.parts == nil {
+			continue
+		}
+		for _, b := range in.parts[p] {
+			keys, err := columnar.EncodeKeys(nil, b.Rec.Columns()[:nk], b.Sel)
+			if err != nil {
+				return err
+			}
+			ts := timestampValues(b.Rec.Column(nk).(*array.Timestamp))
+			b.Rec.Retain()
+			ri := int32(len(sp.recs))
+			sp.recs = append(sp.recs, b.Rec)
+			sp.live = append(sp.live, len(b.Sel))
+			var vals [][]byte
+			if s.durable {
+				if vals, err = columnar.EncodeKeys(nil, b.Rec.Columns()[nk+1:], b.Sel); err != nil {
+					return err
+				}
+			}
+			for i, r := range b.Sel {
+				row := bufferedRow{rec: ri, row: r, ts: ts[r], seq: sp.seq, key: string(keys[i])}
+				sp.seq++
+				sp.rows = append(sp.rows, row)
+				if s.durable {
+					k, v := s.encodeRow(row, vals[i])
+					sp.changes.putKeys = append(sp.changes.putKeys, k)
+					sp.changes.putVals = append(sp.changes.putVals, v)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// emit closes the sessions the watermark has passed: aggregates and emits
+// them and forgets their rows.
+func (s *sessionOperator) emit(mem memory.Allocator, p int, watermarkUs int64) ([]arrow.RecordBatch, int64, int64, error) {
+	sp := s.parts[p]
+	if len(sp.rows) == 0 || watermarkUs == noWatermark {
+		return nil, 0, 0, nil
+	}
+	byKey := map[string][]int{}
+	var keys []string
+	for i, r := range sp.rows {
+		if _, ok := byKey[r.key]; !ok {
+			keys = append(keys, r.key)
+		}
+		byKey[r.key] = append(byKey[r.key], i)
+	}
+	sort.Strings(keys)
+	var closed []int // buffered rows of closed sessions
+	var starts, ends []int64
+	for _, k := range keys {
+		idx := byKey[k]
+		sort.Slice(idx, func(a, b int) bool {
+			ra, rb := sp.rows[idx[a]], sp.rows[idx[b]]
+			if ra.ts != rb.ts {
+				return ra.ts < rb.ts
+			}
+			return ra.seq < rb.seq
+		})
+		for lo := 0; lo < len(idx); {
+			start := sp.rows[idx[lo]].ts
+			end := start + s.gapUs
+			hi := lo + 1
+			for hi < len(idx) && sp.rows[idx[hi]].ts < end {
+				end = max(end, sp.rows[idx[hi]].ts+s.gapUs)
+				hi++
+			}
+			if end <= watermarkUs {
+				for _, i := range idx[lo:hi] {
+					closed = append(closed, i)
+					starts = append(starts, start)
+					ends = append(ends, end)
+				}
+			}
+			lo = hi
+		}
+	}
+	if len(closed) == 0 {
+		return nil, 0, 0, nil
+	}
+	rec, err := s.aggregate(mem, sp, closed, starts, ends)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	removed := s.forget(sp, closed)
+	return []arrow.RecordBatch{rec}, 0, removed, nil
+}
+
+// aggregate computes the aggregates of the closed sessions whose rows are
+// given (with each row's session bounds) and returns them in output schema.
+func (s *sessionOperator) aggregate(mem memory.Allocator, sp *sessionPartition, rows []int, starts, ends []int64) (arrow.RecordBatch, error) {
+	nk := len(s.keys)
+	// gather the rows, record by record, then concatenate
+	perRec := map[int32][]int32{}
+	var order []int32
+	for _, i := range rows {
+		r := sp.rows[i]
+		if _, ok := perRec[r.rec]; !ok {
+			order = append(order, r.rec)
+		}
+		perRec[r.rec] = append(perRec[r.rec], r.row)
+	}
+	// rows were listed per key in time order; regroup per record keeps
+	// the session bounds aligned only if we reorder them the same way
+	type pos struct{ rec, row int32 }
+	bound := map[pos][2]int64{}
+	for j, i := range rows {
+		r := sp.rows[i]
+		bound[pos{r.rec, r.row}] = [2]int64{starts[j], ends[j]}
+	}
+	var parts []arrow.RecordBatch
+	var st, en []int64
+	for _, ri := range order {
+		sel := perRec[ri]
+		sort.Slice(sel, func(a, b int) bool { return sel[a] < sel[b] })
+		parts = append(parts, kernels.Compact(mem, columnar.Batch{Rec: sp.recs[ri], Sel: sel}))
+		for _, r := range sel {
+			b := bound[pos{ri, r}]
+			st, en = append(st, b[0]), append(en, b[1])
+		}
+	}
+	defer func() {
+		for _, r := range parts {
+			r.Release()
+		}
+	}()
+	cols := make([]arrow.Array, s.bufSchema.NumFields())
+	for c := range cols {
+		arrs := make([]arrow.Array, len(parts))
+		for i, r := range parts {
+			arrs[i] = r.Column(c)
+		}
+		cat, err := array.Concatenate(arrs, mem)
+		if err != nil {
+			return nil, err
+		}
+		cols[c] = cat
+	}
+	startArr, endArr := timestampArray(mem, st), timestampArray(mem, en)
+	defer func() {
+		for _, c := range cols {
+			c.Release()
+		}
+		startArr.Release()
+		endArr.Release()
+	}()
+	keyTypes := append([]arrow.DataType{columnar.Timestamp, columnar.Timestamp}, s.keyTypes...)
+	tab, err := agg.NewTable(keyTypes, s.argTypes, s.specs)
+	if err != nil {
+		return nil, err
+	}
+	keyCols := append([]arrow.Array{startArr, endArr}, cols[:nk]...)
+	if err := tab.Update(keyCols, cols[nk+1:], nil); err != nil {
+		return nil, err
+	}
+	raw := tab.Emit(mem, tab.AllGroups(), nil)
+	defer raw.Release()
+	out := s.node.Schema()
+	outCols := make([]arrow.Array, out.NumFields())
+	win := windowStructFrom(raw.Column(0).(*array.Timestamp), raw.Column(1).(*array.Timestamp))
+	other := 0
+	for i := range s.node.Keys {
+		if i == s.keyIdx {
+			outCols[i] = win
+			continue
+		}
+		c := raw.Column(2 + other)
+		c.Retain()
+		outCols[i] = c
+		other++
+	}
+	for j := range s.node.Aggs {
+		c := raw.Column(2 + nk + j)
+		want := out.Field(len(s.node.Keys) + j).Type
+		if !arrow.TypeEqual(c.DataType(), want) {
+			cast, err := kernels.Cast(mem, c, want)
+			if err != nil {
+				return nil, err
+			}
+			outCols[len(s.node.Keys)+j] = cast
+			continue
+		}
+		c.Retain()
+		outCols[len(s.node.Keys)+j] = c
+	}
+	rec := array.NewRecordBatch(out, outCols, raw.NumRows())
+	for _, c := range outCols {
+		c.Release()
+	}
+	return rec, nil
+}
+
+// forget drops buffered rows (by index) and releases records left empty.
+func (s *sessionOperator) forget(sp *sessionPartition, rows []int) int64 {
+	gone := make([]bool, len(sp.rows))
+	for _, i := range rows {
+		gone[i] = true
+	}
+	kept := sp.rows[:0]
+	for i, r := range sp.rows {
+		if !gone[i] {
+			kept = append(kept, r)
+			continue
+		}
+		if s.durable {
+			sp.changes.delKeys = append(sp.changes.delKeys, seqKey(r.seq))
+		}
+		sp.live[r.rec]--
+		if sp.live[r.rec] == 0 {
+			sp.recs[r.rec].Release()
+			sp.recs[r.rec] = nil
+		}
+	}
+	sp.rows = kept
+	s.compactRecords(sp)
+	return int64(len(rows))
+}
+
+// compactRecords drops released records from the list.
+func (s *sessionOperator) compactRecords(sp *sessionPartition) {
+	remap := make([]int32, len(sp.recs))
+	var recs []arrow.RecordBatch
+	var live []int
+	for i, r := range sp.recs {
+		if r == nil {
+			continue
+		}
+		remap[i] = int32(len(recs))
+		recs = append(recs, r)
+		live = append(live, sp.live[i])
+	}
+	for i := range sp.rows {
+		sp.rows[i].rec = remap[sp.rows[i].rec]
+	}
+	sp.recs, sp.live = recs, live
+}
+
+func (s *sessionOperator) stateRows() (rows, bytes int64) {
+	for p := range s.parts {
+		r, b := s.partitionRows(p)
+		rows += r
+		bytes += b
+	}
+	return rows, bytes
+}
+
+func (s *sessionOperator) partitionRows(p int) (int64, int64) {
+	sp := s.parts[p]
+	var bytes int64
+	for _, r := range sp.recs {
+		for _, c := range r.Columns() {
+			bytes += int64(c.Data().Len()) * 8
+		}
+	}
+	return int64(len(sp.rows)), bytes + int64(len(sp.rows))*48
+}
+
+// Durable form: one state row per buffered row, key = its sequence number,
+// value = uvarint length of the encoded keys, the keys, the event time
+// (8 bytes) and the encoded arguments.
+
+func seqKey(seq uint64) []byte { return binary.BigEndian.AppendUint64(nil, seq) }
+
+func (s *sessionOperator) encodeRow(r bufferedRow, args []byte) ([]byte, []byte) {
+	v := binary.AppendUvarint(nil, uint64(len(r.key)))
+	v = append(v, r.key...)
+	v = binary.BigEndian.AppendUint64(v, uint64(r.ts))
+	return seqKey(r.seq), append(v, args...)
+}
+
+func (s *sessionOperator) takeChanges(p int) partChanges {
+	ch := s.parts[p].changes
+	s.parts[p].changes = partChanges{}
+	return ch
+}
+
+func (s *sessionOperator) snapshot(p int) ([][]byte, [][]byte, error) {
+	sp := s.parts[p]
+	nk := len(s.keys)
+	var keys, vals [][]byte
+	for _, r := range sp.rows {
+		args, err := columnar.EncodeKeys(nil, sp.recs[r.rec].Columns()[nk+1:], []int32{r.row})
+		if err != nil {
+			return nil, nil, err
+		}
+		k, v := s.encodeRow(r, args[0])
+		keys, vals = append(keys, k), append(vals, v)
+	}
+	return keys, vals, nil
+}
+
+func (s *sessionOperator) release() {
+	for _, sp := range s.parts {
+		sp.release()
+	}
+}
+
+func (sp *sessionPartition) release() {
+	for _, r := range sp.recs {
+		if r != nil {
+			r.Release()
+		}
+	}
+	sp.recs, sp.live, sp.rows = nil, nil, nil
+}
+
+func (s *sessionOperator) load(p int, keys, vals [][]byte) error {
+	s.parts[p].release()
+	sp := &sessionPartition{}
+	s.parts[p] = sp
+	if len(keys) == 0 {
+		return nil
+	}
+	nk := len(s.keys)
+	keyEnc := make([][]byte, len(vals))
+	argEnc := make([][]byte, len(vals))
+	ts := make([]int64, len(vals))
+	for i, v := range vals {
+		n, k := binary.Uvarint(v)
+		if k <= 0 || len(v) < k+int(n)+8 {
+			return fmt.Errorf("bad session state row")
+		}
+		keyEnc[i] = v[k : k+int(n)]
+		ts[i] = int64(binary.BigEndian.Uint64(v[k+int(n):]))
+		argEnc[i] = v[k+int(n)+8:]
+		sp.seq = max(sp.seq, binary.BigEndian.Uint64(keys[i])+1)
+	}
+	kcols, err := columnar.DecodeKeys(s.mem, keyEnc, s.keyTypes)
+	if err != nil {
+		return err
+	}
+	acols, err := columnar.DecodeKeys(s.mem, argEnc, s.argTypes)
+	if err != nil {
+		return err
+	}
+	tsArr := timestampArray(s.mem, ts)
+	cols := append(append(kcols, tsArr), acols...)
+	rec := array.NewRecordBatch(s.bufSchema, cols, int64(len(vals)))
+	for _, c := range cols {
+		c.Release()
+	}
+	sp.recs = []arrow.RecordBatch{rec}
+	sp.live = []int{len(vals)}
+	for i := range vals {
+		sp.rows = append(sp.rows, bufferedRow{rec: 0, row: int32(i), ts: ts[i], seq: binary.BigEndian.Uint64(keys[i]), key: string(keyEnc[i])})
+	}
+	_ = nk
+	return nil
+}
+
+// windowStructFrom builds struct<start, end> from start and end columns.
+func windowStructFrom(starts, ends *array.Timestamp) arrow.Array {
+	data := array.NewData(plan.WindowType, starts.Len(), []*memory.Buffer{nil}, []arrow.ArrayData{starts.Data(), ends.Data()}, 0, 0)
+	defer data.Release()
+	return array.NewStructData(data)
+}
