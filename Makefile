@@ -3,9 +3,13 @@ GO ?= go
 # Packages with goroutines of their own get the race detector.
 RACE_PKGS = . ./exec/... ./sources/... ./sinks/...
 
-.PHONY: test vet unit race interop bench demo build
+.PHONY: test vet venv unit race interop bench demo build
 
-test: vet unit race interop
+test: vet venv unit race interop
+
+# Python readers used as independent oracles (delta-rs for Delta tables).
+venv:
+	sh scripts/venv.sh
 
 vet:
 	$(GO) vet ./...

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	mexec "github.com/millrace/millrace/exec"
+	"github.com/millrace/millrace/internal/kafkatest"
+	"github.com/millrace/millrace/lake"
+	kafkago "github.com/segmentio/kafka-go"
+)
+
+func TestMain(m *testing.M) { kafkatest.Main(m) }
+
+// TestKafkaToDeltaSurvivesKills runs the example pipeline as a child
+// process against a real broker, kills it with SIGKILL at every step of
+// several batches and at random moments, restarts it each time, and checks
+// that the Delta table — read back by delta-rs and by lake — holds exactly
+// the expected counts.
+func TestKafkaToDeltaSurvivesKills(t *testing.T) {
+	broker := kafkatest.Start(t)
+	topic := kafkatest.TopicName(t)
+	broker.CreateTopic(t, topic, 3, nil)
+
+	// 12 hours of clicks, out of order by up to 20 minutes (under the
+	// one-hour watermark, so none is late and the expected counts are plain).
+	const events = 30_000
+	base := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	r := rand.New(rand.NewSource(5))
+	want := map[string]int64{}
+	var maxTS time.Time
+	var msgs []kafkago.Message
+	for i := 0; i < events; i++ {
+		ts := base.Add(time.Duration(i) * 12 * time.Hour / events).Add(-time.Duration(r.Int63n(int64(20 * time.Minute))))
+		if ts.After(maxTS) {
+			maxTS = ts
+		}
+		camp := r.Intn(5)
+		doc, _ := json.Marshal(map[string]any{"event_time": ts.Format(time.RFC3339Nano), "campaign_id": camp, "user_id": r.Intn(1000)})
+		msgs = append(msgs, kafkago.Message{Partition: i % 3, Value: doc})
+		want[fmt.Sprintf("%s|%d", ts.Truncate(time.Hour).Format(time.RFC3339), camp)]++
+	}
+	broker.Produce(t, topic, msgs...)
+	// Append mode writes a window once the watermark (max event time − 1h)
+	// passes its end.
+	wm := maxTS.Add(-time.Hour).Truncate(time.Millisecond)
+	for k := range want {
+		start, _ := time.Parse(time.RFC3339, strings.Split(k, "|")[0])
+		if start.Add(time.Hour).After(wm) {
+			delete(want, k)
+		}
+	}
+
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "kafka_to_delta")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	table, ckpt := filepath.Join(dir, "table"), filepath.Join(dir, "ckpt")
+	args := []string{"--brokers", broker.Addr(), "--topic", topic, "--table", table, "--checkpoint", ckpt,
+		"--max-offsets-per-trigger", "2000", "--available-now"}
+	runChild := func(env string, killAfter time.Duration) (killed bool) {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = os.Environ()
+		if env != "" {
+			cmd.Env = append(cmd.Env, env)
+		}
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if killAfter > 0 {
+			timer := time.AfterFunc(killAfter, func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
+			defer timer.Stop()
+		}
+		err := cmd.Wait()
+		if err == nil {
+			return false
+		}
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+			return true
+		}
+		t.Fatalf("child failed: %v\n%s", err, stderr.String())
+		return false
+	}
+	kills := 0
+	steps := []string{mexec.StepOffsetsWritten, mexec.StepDataRead, mexec.StepSinkCommitted, mexec.StepStateCommitted, mexec.StepCommitWritten}
+	for batch := int64(0); batch < 10; batch++ {
+		if runChild(fmt.Sprintf("%s=%s:%d", mexec.CrashEnv, steps[batch%5], batch), 0) {
+			kills++
+		}
+	}
+	for i := 0; i < 6; i++ {
+		if runChild("", time.Duration(100+r.Intn(400))*time.Millisecond) {
+			kills++
+		}
+	}
+	for runChild("", 0) {
+	}
+	if kills < 10 {
+		t.Fatalf("only %d kills landed", kills)
+	}
+	t.Logf("%d kills, then a clean finish", kills)
+
+	got := readWithLake(t, table)
+	if diff := compareCounts(got, want); diff != "" {
+		t.Fatalf("lake reads the table wrong: %s", diff)
+	}
+	if rs, ok := readWithDeltaRS(t, table); ok {
+		if diff := compareCounts(rs, want); diff != "" {
+			t.Fatalf("delta-rs reads the table wrong: %s", diff)
+		}
+		t.Logf("delta-rs reads the %d expected windows", len(want))
+	}
+}
+
+func readWithLake(t *testing.T, table string) map[string]int64 {
+	snap, err := lake.LoadSnapshot(table, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := snap.ReadAll(context.Background(), memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, rec := range recs {
+		win := rec.Column(0).(*array.Struct)
+		starts := win.Field(0).(*array.Timestamp)
+		camp := rec.Column(1).(*array.Int64)
+		clicks := rec.Column(2).(*array.Int64)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			k := fmt.Sprintf("%s|%d", time.UnixMicro(int64(starts.Value(i))).UTC().Format(time.RFC3339), camp.Value(i))
+			got[k] += clicks.Value(i)
+		}
+		rec.Release()
+	}
+	return got
+}
+
+// readWithDeltaRS reads the table with the deltalake Python package from
+// the project's .venv (made by make test), when it is there.
+func readWithDeltaRS(t *testing.T, table string) (map[string]int64, bool) {
+	py, _ := filepath.Abs("../../.venv/bin/python")
+	if _, err := os.Stat(py); err != nil {
+		if os.Getenv("MILLRACE_REQUIRE_DELTA_RS") != "" {
+			t.Fatalf("no %s: run make venv", py)
+		}
+		t.Logf("delta-rs check skipped: no %s (make test creates it)", py)
+		return nil, false
+	}
+	script := `
+import sys, json
+from deltalake import DeltaTable
+t = DeltaTable(sys.argv[1]).to_pyarrow_table().to_pylist()
+out = {}
+for r in t:
+    k = r["window"]["start"].strftime("%Y-%m-%dT%H:%M:%SZ") + "|" + str(r["campaign_id"])
+    out[k] = out.get(k, 0) + r["clicks"]
+print(json.dumps(out))
+`
+	out, err := exec.Command(py, "-c", script, table).Output()
+	if err != nil {
+		t.Fatalf("delta-rs read: %v", err)
+	}
+	got := map[string]int64{}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("delta-rs output: %v\n%s", err, out)
+	}
+	return got, true
+}
+
+func compareCounts(got, want map[string]int64) string {
+	var diffs []string
+	for k, v := range want {
+		if got[k] != v {
+			diffs = append(diffs, fmt.Sprintf("%s: got %d want %d", k, got[k], v))
+		}
+	}
+	for k, v := range got {
+		if _, ok := want[k]; !ok {
+			diffs = append(diffs, fmt.Sprintf("%s: unexpected %d", k, v))
+		}
+	}
+	sort.Strings(diffs)
+	if len(diffs) > 10 {
+		diffs = diffs[:10]
+	}
+	if len(diffs) == 0 {
+		if len(want) == 0 {
+			return "no expected windows"
+		}
+		return ""
+	}
+	return fmt.Sprintf("%d windows (of %d) differ: %s", len(diffs), len(want), strings.Join(diffs, "; "))
+}
