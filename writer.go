@@ -140,3 +140,12 @@ func (w *StreamWriter) FaultInjection(fn func(step string, batchID int64) error)
 	w.cfg.FaultInjection = fn
 	return w
 }
+
+// AdaptiveReadLimit sizes each trigger so that processing it takes about
+// the trigger interval, following the measured processing rate (bounded by
+// MaxRowsPerTrigger when set); progress reports the chosen limit in
+// sources[].metrics.adaptiveMaxRows.
+func (w *StreamWriter) AdaptiveReadLimit() *StreamWriter {
+	w.cfg.AdaptiveReadLimit = true
+	return w
+}

@@ -113,6 +113,9 @@ func (q *Query) trigger(ctx context.Context, start time.Time) (bool, error) {
 	q.setStatus("Getting offsets from sources", false, true)
 	t0 := time.Now()
 	limit := q.cfg.ReadLimit
+	if q.cfg.AdaptiveReadLimit {
+		limit.MaxRows = q.adaptive.limit(q.cfg.ReadLimit.MaxRows)
+	}
 	if q.cfg.Trigger.Kind == TriggerOnce {
 		limit = sources.ReadLimit{}
 	}
@@ -189,6 +192,13 @@ func (q *Query) execute(ctx context.Context, b *batchRun) error {
 		return fmt.Errorf("batch %d: %w", b.id, err)
 	}
 	b.durations["addBatch"] = time.Since(t).Milliseconds()
+	if q.cfg.AdaptiveReadLimit {
+		var rows int64
+		for _, n := range b.inputRows {
+			rows += n
+		}
+		q.adaptive.observe(rows, time.Since(t), q.cfg.Trigger.Interval)
+	}
 	q.advanceWatermark(b)
 	t = time.Now()
 	if q.ckpt != nil {
@@ -531,6 +541,12 @@ func (q *Query) report(b *batchRun, prevStarts []sources.Offset) {
 		}
 		if d, ok := s.Source.(sources.Describer); ok {
 			sp.Metrics = d.Metrics()
+		}
+		if q.cfg.AdaptiveReadLimit {
+			if sp.Metrics == nil {
+				sp.Metrics = map[string]string{}
+			}
+			sp.Metrics["adaptiveMaxRows"] = strconv.FormatInt(q.adaptive.limit(q.cfg.ReadLimit.MaxRows), 10)
 		}
 		if b.badRecords != nil {
 			if sp.Metrics == nil {

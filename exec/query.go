@@ -40,6 +40,11 @@ type Config struct {
 	// ReadLimit bounds each trigger's reading (sources have their own
 	// limits too; the tighter wins).
 	ReadLimit sources.ReadLimit
+	// AdaptiveReadLimit sizes each trigger so that processing it takes
+	// about the trigger interval: the row limit follows the measured
+	// processing rate (within ReadLimit.MaxRows when set). The chosen limit
+	// is reported in progress (sources[].metrics.adaptiveMaxRows).
+	AdaptiveReadLimit bool
 	// Listeners receive lifecycle and progress events.
 	Listeners []Listener
 	// Clock gives processing time (default time.Now); tests fix it.
@@ -106,6 +111,7 @@ type Query struct {
 	ckpt        *checkpointer
 	crashStep   string
 	crashBatch  int64
+	adaptive    adaptiveLimit
 	deadLetters []*deadLetters // per source, with a dead-letter sink
 }
 
