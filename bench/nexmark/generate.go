@@ -1,6 +1,8 @@
 package nexmark
 
 import (
+	"unsafe"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -89,20 +91,45 @@ func fixedArray(typ arrow.DataType, buf *memory.Buffer, n int) arrow.Array {
 }
 
 // gather builds a string array whose row i is src[starts[i]:starts[i]+lens[i]].
-func gather(mem memory.Allocator, src []byte, starts, lens []int32, total int) arrow.Array {
+// When chunk > 0, every string is at most chunk bytes and src has chunk
+// bytes of slack after any start: each row is copied as one fixed-size
+// block (inline vector moves instead of a memmove call per row), and the
+// next row overwrites the excess.
+func gather(mem memory.Allocator, src []byte, starts, lens []int32, total, chunk int) arrow.Array {
 	n := len(starts)
 	lens = lens[:n]
 	offs := newBuf(mem, (n+1)*4)
-	data := newBuf(mem, total)
+	data := memory.NewResizableBuffer(mem)
+	data.Reserve(total + chunk)
+	data.ResizeNoShrink(total)
 	o := arrow.Int32Traits.CastFromBytes(offs.Bytes())[: n+1 : n+1]
-	d := data.Bytes()
+	d := data.Buf()
 	pos := int32(0)
 	o[0] = 0
-	for i, st := range starts {
-		l := lens[i]
-		copy(d[pos:pos+l], src[st:st+l])
-		pos += l
-		o[i+1] = pos
+	if chunk > 0 && (total+chunk > len(d) || !startsFit(starts, len(src)-chunk)) {
+		chunk = 0 // cannot happen with the generator's tables; stay safe
+	}
+	dp, sp := unsafe.Pointer(unsafe.SliceData(d)), unsafe.Pointer(unsafe.SliceData(src))
+	switch chunk {
+	case 16:
+		for i, st := range starts {
+			copyBlock16(unsafe.Add(dp, pos), unsafe.Add(sp, st))
+			pos += lens[i]
+			o[i+1] = pos
+		}
+	case 96:
+		for i, st := range starts {
+			copyBlock96(unsafe.Add(dp, pos), unsafe.Add(sp, st))
+			pos += lens[i]
+			o[i+1] = pos
+		}
+	default:
+		for i, st := range starts {
+			l := lens[i]
+			copy(d[pos:pos+l], src[st:st+l])
+			pos += l
+			o[i+1] = pos
+		}
 	}
 	dt := array.NewData(arrow.BinaryTypes.String, n, []*memory.Buffer{nil, offs, data}, nil, 0, 0)
 	a := array.MakeFromData(dt)
@@ -110,6 +137,31 @@ func gather(mem memory.Allocator, src []byte, starts, lens []int32, total int) a
 	offs.Release()
 	data.Release()
 	return a
+}
+
+// startsFit reports whether every start is at most limit.
+func startsFit(starts []int32, limit int) bool {
+	for _, st := range starts {
+		if int(st) > limit || st < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// copyBlock16 copies 16 bytes (one vector move on amd64 and arm64, which
+// tolerate unaligned access).
+func copyBlock16(d, s unsafe.Pointer) { *(*[16]byte)(d) = *(*[16]byte)(s) }
+
+// copyBlock96 copies 96 bytes as six 16-byte moves (a [96]byte assignment
+// would call memmove).
+func copyBlock96(d, s unsafe.Pointer) {
+	*(*[16]byte)(d) = *(*[16]byte)(s)
+	*(*[16]byte)(unsafe.Add(d, 16)) = *(*[16]byte)(unsafe.Add(s, 16))
+	*(*[16]byte)(unsafe.Add(d, 32)) = *(*[16]byte)(unsafe.Add(s, 32))
+	*(*[16]byte)(unsafe.Add(d, 48)) = *(*[16]byte)(unsafe.Add(s, 48))
+	*(*[16]byte)(unsafe.Add(d, 64)) = *(*[16]byte)(unsafe.Add(s, 64))
+	*(*[16]byte)(unsafe.Add(d, 80)) = *(*[16]byte)(unsafe.Add(s, 80))
 }
 
 func newRecord(schema *arrow.Schema, cols []arrow.Array, n int) arrow.RecordBatch {
@@ -164,10 +216,10 @@ func (g *Generator) buildBids(mem memory.Allocator, s *scratch) arrow.RecordBatc
 		fixedArray(arrow.PrimitiveTypes.Int64, aucB, n),
 		fixedArray(arrow.PrimitiveTypes.Int64, bidB, n),
 		fixedArray(arrow.PrimitiveTypes.Int64, prB, n),
-		gather(mem, t.chanData, chS, chL, chTot),
-		gather(mem, t.urlData, urlS, urlL, urlTot),
+		gather(mem, t.chanData, chS, chL, chTot, 16),
+		gather(mem, t.urlData, urlS, urlL, urlTot, 96),
 		fixedArray(columnar.Timestamp, tsB, n),
-		gather(mem, t.letters, exS, exL, exTot),
+		gather(mem, t.letters, exS, exL, exTot, 96),
 	}
 	return newRecord(BidSchema, cols, n)
 }
@@ -215,15 +267,15 @@ func (g *Generator) buildAuctions(mem memory.Allocator, s *scratch) arrow.Record
 	i64 := arrow.PrimitiveTypes.Int64
 	cols := []arrow.Array{
 		fixedArray(i64, bufs[0], n),
-		gather(mem, t.text, nmS, nmL, nmTot),
-		gather(mem, t.text, dsS, dsL, dsTot),
+		gather(mem, t.text, nmS, nmL, nmTot, 0),
+		gather(mem, t.text, dsS, dsL, dsTot, 0),
 		fixedArray(i64, bufs[1], n),
 		fixedArray(i64, bufs[2], n),
 		fixedArray(columnar.Timestamp, bufs[3], n),
 		fixedArray(columnar.Timestamp, bufs[4], n),
 		fixedArray(i64, bufs[5], n),
 		fixedArray(i64, bufs[6], n),
-		gather(mem, t.letters, exS, exL, exTot),
+		gather(mem, t.letters, exS, exL, exTot, 0),
 	}
 	return newRecord(AuctionSchema, cols, n)
 }
@@ -292,7 +344,7 @@ func (g *Generator) buildPersons(mem memory.Allocator, s *scratch) arrow.RecordB
 		fixedArray(arrow.PrimitiveTypes.Int64, idB, n),
 		names.NewArray(), emails.NewArray(), cards.NewArray(), cities.NewArray(), states.NewArray(),
 		fixedArray(columnar.Timestamp, tsB, n),
-		gather(mem, t.letters, exS, exL, exTot),
+		gather(mem, t.letters, exS, exL, exTot, 0),
 	}
 	return newRecord(PersonSchema, cols, n)
 }
