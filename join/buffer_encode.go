@@ -1,0 +1,259 @@
+package join
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+)
+
+// Encodings. Both start with a 4-byte magic and a version byte, then
+// varint header fields, then an Arrow IPC stream whose schema is the
+// buffer's schema plus two columns: idField (int64 sequence number) and
+// matchedField (bool).
+//
+//	snapshot: "MRJS" 1 uvarint(seq) ipc(all buffered rows)
+//	changes:  "MRJC" 1 uvarint(seq) varint(evictBound) uvarint(n) n×uvarint(id) ipc(new rows)
+const (
+	snapshotMagic = "MRJS"
+	changesMagic  = "MRJC"
+	encVersion    = 1
+	idField       = "__millrace_row_id"
+	matchedField  = "__millrace_matched"
+)
+
+// ErrCorrupt is returned (wrapped) by Load and ApplyChanges for bytes that
+// are not a buffer encoding of this version and schema.
+var ErrCorrupt = errors.New("join: corrupt buffer encoding")
+
+func (b *Buffer) encSchema() *arrow.Schema {
+	fields := append([]arrow.Field(nil), b.schema.Fields()...)
+	fields = append(fields,
+		arrow.Field{Name: idField, Type: arrow.PrimitiveTypes.Int64},
+		arrow.Field{Name: matchedField, Type: arrow.FixedWidthTypes.Boolean})
+	return arrow.NewSchema(fields, nil)
+}
+
+// writeRows writes the buffered rows [from, Rows()) as an IPC stream.
+func (b *Buffer) writeRows(w *bytes.Buffer, from int) error {
+	s := b.encSchema()
+	iw := ipc.NewWriter(w, ipc.WithSchema(s), ipc.WithAllocator(b.mem))
+	for c, rec := range b.chunks {
+		lo, hi := int(b.chunkStart[c]), int(b.chunkStart[c+1])
+		if hi <= from {
+			continue
+		}
+		lo = max(lo, from)
+		part := rec.NewSlice(int64(lo-int(b.chunkStart[c])), int64(hi-int(b.chunkStart[c])))
+		ib := array.NewInt64Builder(b.mem)
+		ib.AppendValues(b.ids[lo:hi], nil)
+		mb := array.NewBooleanBuilder(b.mem)
+		mb.AppendValues(b.matched[lo:hi], nil)
+		cols := append(append([]arrow.Array(nil), part.Columns()...), ib.NewArray(), mb.NewArray())
+		ib.Release()
+		mb.Release()
+		out := array.NewRecordBatch(s, cols, int64(hi-lo))
+		cols[len(cols)-1].Release()
+		cols[len(cols)-2].Release()
+		part.Release()
+		err := iw.Write(out)
+		out.Release()
+		if err != nil {
+			iw.Close()
+			return fmt.Errorf("join: encode buffer rows: %w", err)
+		}
+	}
+	if err := iw.Close(); err != nil {
+		return fmt.Errorf("join: encode buffer rows: %w", err)
+	}
+	return nil
+}
+
+// readRows appends the rows of an IPC stream written by writeRows.
+func (b *Buffer) readRows(data []byte) error {
+	rd, err := ipc.NewReader(bytes.NewReader(data), ipc.WithAllocator(b.mem), ipc.WithSchema(b.encSchema()))
+	if err != nil {
+		return fmt.Errorf("%w: rows: %v", ErrCorrupt, err)
+	}
+	defer rd.Release()
+	nf := b.schema.NumFields()
+	for rd.Next() {
+		rec := rd.RecordBatch()
+		n := int(rec.NumRows())
+		if n == 0 {
+			continue
+		}
+		ids := rec.Column(nf).(*array.Int64).Int64Values()
+		mcol := rec.Column(nf + 1).(*array.Boolean)
+		matched := make([]bool, n)
+		for i := range matched {
+			matched[i] = mcol.Value(i)
+		}
+		if len(b.ids) > 0 && ids[0] <= b.ids[len(b.ids)-1] {
+			return fmt.Errorf("%w: row ids not increasing (%d after %d)", ErrCorrupt, ids[0], b.ids[len(b.ids)-1])
+		}
+		rows := array.NewRecordBatch(b.schema, rec.Columns()[:nf], int64(n))
+		if err := b.appendRows(rows, append([]int64(nil), ids...), matched); err != nil {
+			rows.Release()
+			return err
+		}
+	}
+	if err := rd.Err(); err != nil {
+		return fmt.Errorf("%w: rows: %v", ErrCorrupt, err)
+	}
+	return nil
+}
+
+// Snapshot encodes every buffered row with its matched flag and sequence
+// number (see Load), and starts a new changelog interval: the next Changes
+// holds what happens after this call.
+func (b *Buffer) Snapshot() ([]byte, error) {
+	var w bytes.Buffer
+	w.WriteString(snapshotMagic)
+	w.WriteByte(encVersion)
+	w.Write(binary.AppendUvarint(nil, uint64(b.seq)))
+	if err := b.writeRows(&w, 0); err != nil {
+		return nil, err
+	}
+	b.resetChanges()
+	return w.Bytes(), nil
+}
+
+func (b *Buffer) resetChanges() {
+	b.mark = b.seq
+	b.dirty = b.dirty[:0]
+	b.evictBound = noTime
+}
+
+// Load replaces the contents of b (which must have the schema, keys and
+// time column of the encoded buffer) by a Snapshot.
+func (b *Buffer) Load(data []byte) error {
+	b.Release()
+	rest, err := header(data, snapshotMagic)
+	if err != nil {
+		return err
+	}
+	seq, n := binary.Uvarint(rest)
+	if n <= 0 {
+		return fmt.Errorf("%w: snapshot header", ErrCorrupt)
+	}
+	if err := b.readRows(rest[n:]); err != nil {
+		b.Release()
+		return fmt.Errorf("join: load buffer: %w", err)
+	}
+	b.seq = max(b.seq, int64(seq))
+	b.resetChanges()
+	return nil
+}
+
+func header(data []byte, magic string) ([]byte, error) {
+	if len(data) < 5 || string(data[:4]) != magic {
+		return nil, fmt.Errorf("%w: want magic %q", ErrCorrupt, magic)
+	}
+	if data[4] != encVersion {
+		return nil, fmt.Errorf("%w: version %d, want %d", ErrCorrupt, data[4], encVersion)
+	}
+	return data[5:], nil
+}
+
+// Changes encodes what changed since the last Snapshot or Changes and
+// starts a new interval. Applied to the buffer as it was at the start of
+// the interval, ApplyChanges reproduces the current buffer:
+//
+//   - the highest eviction bound passed to Evict in the interval (evicting
+//     by the highest bound once removes what every Evict removed, as a row
+//     is removed exactly when its time is below some bound);
+//   - the sequence numbers of rows older than the interval whose matched
+//     flag was set in it (still buffered);
+//   - the rows added in the interval and still buffered, with their flags.
+//
+// Rows added and evicted within one interval are not written.
+func (b *Buffer) Changes() ([]byte, error) {
+	var w bytes.Buffer
+	w.WriteString(changesMagic)
+	w.WriteByte(encVersion)
+	hdr := binary.AppendUvarint(nil, uint64(b.seq))
+	hdr = binary.AppendVarint(hdr, b.evictBound)
+	var dirty []int64
+	for _, id := range b.dirty {
+		if b.rowOf(id) >= 0 {
+			dirty = append(dirty, id)
+		}
+	}
+	hdr = binary.AppendUvarint(hdr, uint64(len(dirty)))
+	for _, id := range dirty {
+		hdr = binary.AppendUvarint(hdr, uint64(id))
+	}
+	w.Write(hdr)
+	from := sort.Search(len(b.ids), func(i int) bool { return b.ids[i] >= b.mark })
+	if err := b.writeRows(&w, from); err != nil {
+		return nil, err
+	}
+	b.resetChanges()
+	return w.Bytes(), nil
+}
+
+// rowOf returns the row number of sequence number id, or -1.
+func (b *Buffer) rowOf(id int64) int32 {
+	i := sort.Search(len(b.ids), func(i int) bool { return b.ids[i] >= id })
+	if i < len(b.ids) && b.ids[i] == id {
+		return int32(i)
+	}
+	return -1
+}
+
+// ApplyChanges applies the output of Changes to b, which must hold the
+// state the changes were taken against (the last Snapshot plus the changes
+// before them, in order). Rows the eviction removes are discarded, not
+// returned: they were emitted when the changes were first made.
+func (b *Buffer) ApplyChanges(data []byte) error {
+	rest, err := header(data, changesMagic)
+	if err != nil {
+		return err
+	}
+	seq, n := binary.Uvarint(rest)
+	if n <= 0 {
+		return fmt.Errorf("%w: changes header", ErrCorrupt)
+	}
+	rest = rest[n:]
+	bound, n := binary.Varint(rest)
+	if n <= 0 {
+		return fmt.Errorf("%w: changes header", ErrCorrupt)
+	}
+	rest = rest[n:]
+	nd, n := binary.Uvarint(rest)
+	if n <= 0 || nd > uint64(len(rest)) {
+		return fmt.Errorf("%w: changes header", ErrCorrupt)
+	}
+	rest = rest[n:]
+	dirty := make([]int64, nd)
+	for i := range dirty {
+		id, n := binary.Uvarint(rest)
+		if n <= 0 {
+			return fmt.Errorf("%w: changes matched ids", ErrCorrupt)
+		}
+		dirty[i] = int64(id)
+		rest = rest[n:]
+	}
+	if bound != noTime {
+		if rec, _ := b.Evict(bound); rec != nil {
+			rec.Release()
+		}
+	}
+	if err := b.readRows(rest); err != nil {
+		return fmt.Errorf("join: apply buffer changes: %w", err)
+	}
+	for _, id := range dirty {
+		if r := b.rowOf(id); r >= 0 {
+			b.matched[r] = true
+		}
+	}
+	b.seq = max(b.seq, int64(seq))
+	b.resetChanges()
+	return nil
+}
