@@ -115,3 +115,33 @@ func (g *Generator) PersonAt(e int64) Person {
 	p.Extra = g.poolString(t.letters, int32(below(hi32(h6), poolBase)), extraLen(cur, avgPersonByteSize, lo32(h6)))
 	return p
 }
+
+// Count returns the number of events of kind k among positions
+// [0, events): complete out-of-order groups hold the same event numbers as
+// their positions, so only the last, partial group is counted one by one.
+func (g *Generator) Count(k Kind, events int64) int64 {
+	gs := g.cfg.OutOfOrderGroup
+	full := events / gs * gs
+	n := countInOrder(k, full)
+	for p := full; p < events; p++ {
+		if kindOf(eventAt(p, gs)) == k {
+			n++
+		}
+	}
+	return n
+}
+
+// countInOrder counts the events of kind k among event numbers [0, n).
+func countInOrder(k Kind, n int64) int64 {
+	lo, hi := int64(0), int64(personProportion) // kind's residues [lo, hi)
+	switch k {
+	case Auctions:
+		lo, hi = personProportion, personProportion+auctionProportion
+	case Bids:
+		lo, hi = personProportion+auctionProportion, ProportionDenominator
+	}
+	c := n / ProportionDenominator * (hi - lo)
+	r := n % ProportionDenominator
+	c += max(0, min(r, hi)-lo)
+	return c
+}

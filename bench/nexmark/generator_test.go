@@ -235,3 +235,18 @@ func TestOutOfOrderIsAPermutationOfGroups(t *testing.T) {
 		}
 	}
 }
+
+func TestCount(t *testing.T) {
+	for _, gs := range []int64{1, 7, 50, 64} {
+		g := NewGenerator(Config{OutOfOrderGroup: gs})
+		var c [3]int64
+		for p := int64(0); p < 5_000; p++ {
+			c[KindOf(g.EventNumber(p))]++
+			for _, k := range []Kind{Bids, Auctions, Persons} {
+				if got := g.Count(k, p+1); got != c[k] {
+					t.Fatalf("G=%d: Count(%s, %d) = %d, want %d", gs, k, p+1, got, c[k])
+				}
+			}
+		}
+	}
+}
