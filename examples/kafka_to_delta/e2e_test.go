@@ -16,9 +16,13 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace"
+	"github.com/millrace/millrace/checkpoint"
 	mexec "github.com/millrace/millrace/exec"
 	"github.com/millrace/millrace/internal/kafkatest"
 	"github.com/millrace/millrace/lake"
+	"github.com/millrace/millrace/sinks/blackhole"
+	"github.com/millrace/millrace/sources/kafka"
 	kafkago "github.com/segmentio/kafka-go"
 )
 
@@ -114,6 +118,44 @@ func TestKafkaToDeltaSurvivesKills(t *testing.T) {
 		t.Fatalf("only %d kills landed", kills)
 	}
 	t.Logf("%d kills, then a clean finish", kills)
+
+	// The source's offsets are in the offsets log, Spark's JSON per topic.
+	d, err := checkpoint.Open(ckpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, ok, err := d.LatestOffsets()
+	if err != nil || !ok {
+		t.Fatalf("no offsets log entry: %v", err)
+	}
+	var offs map[string]map[string]int64
+	if err := json.Unmarshal([]byte(last.Offsets[0]), &offs); err != nil {
+		t.Fatalf("offsets/%d: %v: %s", last.BatchID, err, last.Offsets[0])
+	}
+	var total int64
+	for _, o := range offs[topic] {
+		total += o
+	}
+	if len(offs[topic]) != 3 || total != events {
+		t.Fatalf("offsets/%d = %s, want all %d records of the 3 partitions of %s", last.BatchID, last.Offsets[0], events, topic)
+	}
+
+	// …and in progress events.
+	src, err := kafka.New(kafka.Options{Brokers: []string{broker.Addr()}, Topics: []string{topic}, StartingOffsets: "earliest", MaxOffsetsPerTrigger: 10_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := millrace.ReadStream(src).FromJSON("value", clickSchema).WriteStream(blackhole.New()).Trigger(millrace.AvailableNow()).Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.AwaitTermination(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	p := q.RecentProgress()[0]
+	if !strings.Contains(string(p.Sources[0].EndOffset), topic) || p.NumInputRows != 10_000 || p.Sources[0].Metrics["maxOffsetsPerTrigger"] == "" {
+		t.Fatalf("progress of batch 0 does not report the Kafka offsets: %s", p.JSON())
+	}
 
 	got := readWithLake(t, table)
 	if diff := compareCounts(got, want); diff != "" {
