@@ -250,3 +250,19 @@ func TestCount(t *testing.T) {
 		}
 	}
 }
+
+func TestPriceRounding(t *testing.T) {
+	g := NewGenerator(Config{Seed: 6})
+	for e := int64(0); e < 100_000; e++ {
+		h := g.draw(e, 1)
+		k := h >> 11
+		b := float64(k&(1<<41-1)) * (0x1p-53 * 6 * math.Ln10)
+		x := priceTable[k>>41] * (1 + b*(1+b*(1.0/2+b*(1.0/6+b*(1.0/24+b*(1.0/120))))))
+		if got, want := price(h), int64(math.Round(x)); got != want {
+			t.Fatalf("price %d, math.Round %d", got, want)
+		}
+		if exact := math.Exp(unit(h)*6*math.Ln10) * 100; math.Abs(float64(price(h))-exact) > 0.5+exact*1e-13 {
+			t.Fatalf("price %d, exp gives %f", price(h), exact)
+		}
+	}
+}

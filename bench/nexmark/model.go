@@ -47,7 +47,9 @@ func price(h uint64) int64 {
 	k := h >> 11
 	b := float64(k&(1<<41-1)) * (0x1p-53 * 6 * math.Ln10)
 	e := 1 + b*(1+b*(1.0/2+b*(1.0/6+b*(1.0/24+b*(1.0/120)))))
-	return int64(math.Round(priceTable[k>>41] * e))
+	// x is in [100, 1e8]: x+0.5 is exact there, so truncating it is
+	// math.Round (half away from zero) without its bit fiddling.
+	return int64(priceTable[k>>41]*e + 0.5)
 }
 
 // priceTable[i] is 100·exp(i/4096·6·ln10).
