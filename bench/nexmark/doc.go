@@ -44,6 +44,21 @@
 // the CLI compare the row count and the order-independent checksum of
 // sinks/blackhole with the engine's output.
 //
+// # Queries
+//
+// Q0, Q1 and Q2 take a bid source and return a *millrace.Stream; Queries
+// lists them with their oracle, and Run runs one to a blackhole sink.
+// q1's euros are a double (price * 0.908): the reference computes a
+// DECIMAL, which Millrace lacks. q12 (processing-time windows) needs a
+// processing-time column (Spark's current_timestamp()) that the API does
+// not have yet.
+//
+// # Running
+//
+//	go test ./bench/nexmark                      # oracle checks at 100K events
+//	go test ./bench/nexmark -run X -bench .      # generator alone, queries at 1M events
+//	millrace bench nexmark --query q0,q1,q2 --events 10000000
+//
 // Read next: queries.go (the queries), source.go (the Millrace source),
 // generate.go (the columnar fill).
 package nexmark
