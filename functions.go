@@ -57,3 +57,9 @@ func CountDistinct(col Column) Column {
 func SessionWindow(timeCol Column, gap time.Duration) Column {
 	return Column{plan.Session{Time: timeCol.e, Gap: gap}}
 }
+
+// CurrentTimestamp is the processing time of the micro-batch (Spark's
+// current_timestamp()): the same value for every row of a batch, recorded
+// in the offsets log so that a batch re-run after a crash sees it again.
+// Grouping by a Window over it gives processing-time windows.
+func CurrentTimestamp() Column { return Column{plan.CurrentTimestamp{}} }

@@ -316,6 +316,7 @@ type inputTask struct {
 // runBatch reads and processes batch b and writes its output to the sink.
 func (q *Query) runBatch(ctx context.Context, b *batchRun) (err error) {
 	c := q.c
+	c.now.Store(b.timestampMs * 1000)
 	t0 := time.Now()
 	var tasks []inputTask
 	for i, s := range c.scans {

@@ -2,6 +2,8 @@ package exec
 
 import (
 	"fmt"
+	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -62,6 +64,11 @@ func compileExpr(e plan.Expr, s *arrow.Schema) (evaluator, error) {
 			return nil, err
 		}
 		return castEval{in: in, to: e.To}, nil
+	case plan.CurrentTimestamp:
+		if compilingNow == nil {
+			return nil, fmt.Errorf("current_timestamp() outside a query")
+		}
+		return nowEval{now: compilingNow}, nil
 	case plan.Window:
 		return nil, fmt.Errorf("%s: window() is supported as a grouping key only", e)
 	case plan.Agg:
@@ -447,4 +454,24 @@ func boolFromPreds(mem memory.Allocator, t, f evaluator, rec arrow.RecordBatch) 
 	}
 	b.AppendValues(vals, valid)
 	return b.NewArray(), nil
+}
+
+// nowEval is current_timestamp(): the batch's recorded timestamp (µs),
+// which the driver stores in the query's clock before each batch.
+type nowEval struct{ now *atomic.Int64 }
+
+func (n nowEval) value(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Array, error) {
+	return constantArray(mem, columnar.Timestamp, n.now.Load(), int(rec.NumRows()))
+}
+
+// compilingNow is the batch clock of the query being compiled. Compiles
+// hold compileMu, so evaluators built by compileExpr capture their own
+// query's clock without threading it through every constructor.
+var (
+	compileMu    sync.Mutex
+	compilingNow *atomic.Int64
+)
+
+func (nowEval) pred(memory.Allocator, arrow.RecordBatch, []int32, []int32) ([]int32, error) {
+	return nil, fmt.Errorf("current_timestamp() is not a condition")
 }

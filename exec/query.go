@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -76,6 +77,8 @@ type compiled struct {
 	// operatorDeadLetters collects records operators reject (FromJSON),
 	// when the query has a dead-letter sink.
 	operatorDeadLetters *deadLetters
+	// now is the running batch's timestamp in µs (current_timestamp()).
+	now *atomic.Int64
 }
 
 // Query is a running streaming query.
@@ -189,7 +192,13 @@ func Start(ctx context.Context, cfg Config) (*Query, error) {
 // compile analyzes the parts of a query that depend on its output mode and
 // builds the operators.
 func compile(cfg Config) (*compiled, error) {
-	c := &compiled{chains: map[int]chain{}, scans: plan.Scans(cfg.Plan), outSchema: cfg.Plan.Schema()}
+	c := &compiled{chains: map[int]chain{}, scans: plan.Scans(cfg.Plan), outSchema: cfg.Plan.Schema(), now: new(atomic.Int64)}
+	compileMu.Lock()
+	compilingNow = c.now
+	defer func() {
+		compilingNow = nil
+		compileMu.Unlock()
+	}()
 	if cfg.DeadLetterSink != nil {
 		c.operatorDeadLetters = &deadLetters{}
 	}

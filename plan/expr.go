@@ -99,6 +99,14 @@ type Session struct {
 	Gap  time.Duration
 }
 
+// CurrentTimestamp is the processing time of the batch (Spark's
+// current_timestamp()): one value for every row of a micro-batch, taken
+// when the batch was planned and recorded in the offsets log, so a
+// re-run batch sees the same value.
+type CurrentTimestamp struct{}
+
+func (CurrentTimestamp) String() string { return "current_timestamp()" }
+
 // AggFunc is an aggregate function.
 type AggFunc int
 
@@ -134,6 +142,7 @@ func (Alias) isExpr()     {}
 func (Window) isExpr()    {}
 func (Agg) isExpr()       {}
 func (Session) isExpr()   {}
+func (CurrentTimestamp) isExpr() {}
 
 func (c ColumnRef) String() string { return c.Name }
 

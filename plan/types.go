@@ -132,6 +132,8 @@ func TypeOf(e Expr, s *arrow.Schema) (arrow.DataType, error) {
 			return nil, fmt.Errorf("window(%s): size and slide must be positive and slide <= size, got size %s slide %s", e.Time, e.Size, e.Slide)
 		}
 		return WindowType, nil
+	case CurrentTimestamp:
+		return columnar.Timestamp, nil
 	case Session:
 		t, err := TypeOf(e.Time, s)
 		if err != nil {
