@@ -131,17 +131,17 @@ type Agg struct {
 	Arg  Expr
 }
 
-func (ColumnRef) isExpr() {}
-func (Literal) isExpr()   {}
-func (Binary) isExpr()    {}
-func (Not) isExpr()       {}
-func (Neg) isExpr()       {}
-func (IsNull) isExpr()    {}
-func (Cast) isExpr()      {}
-func (Alias) isExpr()     {}
-func (Window) isExpr()    {}
-func (Agg) isExpr()       {}
-func (Session) isExpr()   {}
+func (ColumnRef) isExpr()        {}
+func (Literal) isExpr()          {}
+func (Binary) isExpr()           {}
+func (Not) isExpr()              {}
+func (Neg) isExpr()              {}
+func (IsNull) isExpr()           {}
+func (Cast) isExpr()             {}
+func (Alias) isExpr()            {}
+func (Window) isExpr()           {}
+func (Agg) isExpr()              {}
+func (Session) isExpr()          {}
 func (CurrentTimestamp) isExpr() {}
 
 func (c ColumnRef) String() string { return c.Name }
