@@ -33,9 +33,7 @@ func (q *Query) run(ctx context.Context) {
 	q.status = Status{Message: "Stopped"}
 	q.cond.Broadcast()
 	q.mu.Unlock()
-	if q.c.state != nil {
-		q.c.state.release()
-	}
+	q.c.release()
 	for _, s := range q.c.scans {
 		_ = s.Source.Close()
 	}
@@ -317,6 +315,11 @@ type inputTask struct {
 func (q *Query) runBatch(ctx context.Context, b *batchRun) (err error) {
 	c := q.c
 	c.now.Store(b.timestampMs * 1000)
+	for _, o := range c.staticJoins {
+		if err := o.startBatch(ctx); err != nil {
+			return fmt.Errorf("join: refresh the static side: %w", err)
+		}
+	}
 	t0 := time.Now()
 	var tasks []inputTask
 	for i, s := range c.scans {

@@ -177,6 +177,28 @@ func (q *compiled) compileChain(n plan.Node, chains map[int]chain) (plan.Node, e
 		return nil, nil
 	case *plan.Aggregate, *plan.Deduplicate:
 		return n, nil
+	case *plan.Join:
+		if !plan.IsStatic(n.Right) {
+			return n, nil // a stream-stream join is stateful
+		}
+		below := map[int]chain{}
+		stateNode, err := q.compileChain(n.Left, below)
+		if err != nil {
+			return nil, err
+		}
+		o, err := newStaticJoinOp(n, q.mem)
+		if err != nil {
+			return nil, err
+		}
+		q.staticJoins = append(q.staticJoins, o)
+		if stateNode != nil {
+			q.post = append(q.post, o)
+			return stateNode, nil
+		}
+		for k, c := range below {
+			chains[k] = append(c, o)
+		}
+		return nil, nil
 	case *plan.Union:
 		for _, in := range n.Inputs {
 			a, err := q.compileChain(in, chains)

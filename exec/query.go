@@ -79,6 +79,9 @@ type compiled struct {
 	operatorDeadLetters *deadLetters
 	// now is the running batch's timestamp in µs (current_timestamp()).
 	now *atomic.Int64
+	// mem allocates static tables; staticJoins are the stream-static joins.
+	mem         memory.Allocator
+	staticJoins []*staticJoinOp
 }
 
 // Query is a running streaming query.
@@ -150,6 +153,12 @@ func Start(ctx context.Context, cfg Config) (*Query, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start: %w", err)
 	}
+	started := false
+	defer func() {
+		if !started {
+			c.release()
+		}
+	}()
 	q := &Query{cfg: cfg, c: c, mem: cfg.Allocator, clock: cfg.Clock, done: make(chan struct{}), wake: make(chan struct{}, 1)}
 	q.cond = sync.NewCond(&q.mu)
 	q.crashStep, q.crashBatch = parseCrashEnv()
@@ -185,14 +194,20 @@ func Start(ctx context.Context, cfg Config) (*Query, error) {
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	q.cancel = cancel
+	started = true
 	go q.run(runCtx)
 	return q, nil
 }
 
 // compile analyzes the parts of a query that depend on its output mode and
 // builds the operators.
-func compile(cfg Config) (*compiled, error) {
-	c := &compiled{chains: map[int]chain{}, scans: plan.Scans(cfg.Plan), outSchema: cfg.Plan.Schema(), now: new(atomic.Int64)}
+func compile(cfg Config) (_ *compiled, err error) {
+	c := &compiled{chains: map[int]chain{}, scans: plan.Scans(cfg.Plan), outSchema: cfg.Plan.Schema(), now: new(atomic.Int64), mem: cfg.Allocator}
+	defer func() {
+		if err != nil {
+			c.release() // static tables built before the error
+		}
+	}()
 	compileMu.Lock()
 	compilingNow = c.now
 	defer func() {
@@ -248,6 +263,8 @@ func compile(cfg Config) (*compiled, error) {
 				return nil, err
 			}
 			c.state = a
+		case *plan.Join:
+			return nil, fmt.Errorf("stream-stream joins are not supported yet; join a stream with a static table (ReadTable)")
 		case *plan.Deduplicate:
 			if cfg.Mode == sinks.Complete {
 				return nil, fmt.Errorf("complete output mode is not supported for dropDuplicates: use Append")
@@ -274,11 +291,26 @@ func hasSession(n *plan.Aggregate) bool {
 	return false
 }
 
+// release frees what the compiled query holds (static join tables).
+func (c *compiled) release() {
+	for _, o := range c.staticJoins {
+		o.release()
+	}
+	if c.state != nil {
+		c.state.release()
+	}
+}
+
 // findStateful returns the first stateful node of a plan, or nil.
 func findStateful(n plan.Node) plan.Node {
-	switch n.(type) {
+	switch n := n.(type) {
 	case *plan.Aggregate, *plan.Deduplicate:
 		return n
+	case *plan.Join:
+		if !plan.IsStatic(n.Right) {
+			return n
+		}
+		return findStateful(n.Left)
 	}
 	for _, c := range n.Children() {
 		if found := findStateful(c); found != nil {

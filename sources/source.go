@@ -94,3 +94,18 @@ type DeadLetters interface {
 type DeadLetterSetter interface {
 	SetDeadLetters(d DeadLetters)
 }
+
+// Table is a bounded, static input — a dimension table for stream-static
+// joins. ReadAll returns its whole content; a query reads it once at start,
+// and again whenever Version changes if the table implements Versioned.
+type Table interface {
+	Name() string
+	Schema() *arrow.Schema
+	ReadAll(ctx context.Context, mem memory.Allocator) ([]arrow.RecordBatch, error)
+}
+
+// Versioned is implemented by tables that change (a Delta table): Version
+// identifies the content ReadAll returns.
+type Versioned interface {
+	Version(ctx context.Context) (int64, error)
+}
