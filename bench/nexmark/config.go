@@ -82,6 +82,11 @@ type Config struct {
 	Seed int64
 	// BaseTime is the event time of event 0 (default 2026-01-01T00:00:00Z).
 	BaseTime time.Time
+	// TriggerInterval is the simulated processing time between two
+	// triggers of a processing-time query (q12): Run fixes the query's
+	// clock so that trigger k reads BaseTime + k·TriggerInterval
+	// (default 1 s; see Generator.TriggerTime).
+	TriggerInterval time.Duration
 }
 
 // DefaultBaseTime is the default BaseTime.
@@ -100,6 +105,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.BaseTime.IsZero() {
 		c.BaseTime = DefaultBaseTime
+	}
+	if c.TriggerInterval <= 0 {
+		c.TriggerInterval = time.Second
 	}
 	return c
 }

@@ -46,12 +46,27 @@
 //
 // # Queries
 //
-// Q0, Q1 and Q2 take a bid source and return a *millrace.Stream; Queries
-// lists them with their oracle, and Run runs one to a blackhole sink.
-// q1's euros are a double (price * 0.908): the reference computes a
-// DECIMAL, which Millrace lacks. q12 (processing-time windows) needs a
-// processing-time column (Spark's current_timestamp()) that the API does
-// not have yet.
+// Q0, Q1, Q2, Q11 and Q12 take a bid source and return a *millrace.Stream;
+// Queries lists them with their output mode and oracle, and Run runs one to
+// a blackhole sink. q1's euros are a double (price * 0.908): the reference
+// computes a DECIMAL, which Millrace lacks.
+//
+// q11 (sessions) runs in Append mode with a watermark of dateTime − 4 s:
+// its output is the sessions the final watermark closed, max(dateTime) −
+// 4 s. At the default rate (10M events/s of event time) 10M events span
+// 1 s, so no session closes and q11 writes nothing; run it with --rate
+// 100000 (the reference's second harness) or lower to see sessions.
+//
+// q12 (processing-time windows) groups by a 10 s window of
+// CurrentTimestamp() in Update mode: Spark's formulation, since a
+// processing-time column has no watermark and Append is refused there. To
+// make it checkable Run replaces the wall clock by a simulated one,
+// trigger k at BaseTime + k·TriggerInterval (clock.go), and the oracle
+// replays the same triggers.
+//
+// Window columns are structs, whose values sinks/blackhole does not read;
+// Run's sink flattens them (flatsink.go) so that the checksum covers the
+// windows' bounds.
 //
 // # Running
 //

@@ -47,6 +47,10 @@ type Query struct {
 	Oracle func(g *Generator, events int64) Result
 	// Inputs are the kinds of events the query reads.
 	Inputs []Kind
+	// ProcessingTime marks a query that reads CurrentTimestamp: Run fixes
+	// its clock to Generator.TriggerTime so that its output is
+	// deterministic (and its progress events' durations are meaningless).
+	ProcessingTime bool
 }
 
 // Queries lists the implemented queries, in order.
@@ -54,6 +58,8 @@ var Queries = []Query{
 	{Name: "q0", Description: "passthrough of bids", Build: func(g *Generator) *millrace.Stream { return Q0(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ0, Inputs: []Kind{Bids}},
 	{Name: "q1", Description: "bid price in euros", Build: func(g *Generator) *millrace.Stream { return Q1(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ1, Inputs: []Kind{Bids}},
 	{Name: "q2", Description: "bids on auctions that are multiples of 123", Build: func(g *Generator) *millrace.Stream { return Q2(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ2, Inputs: []Kind{Bids}},
+	{Name: "q11", Description: "bids per bidder per session (10 s gap)", Build: func(g *Generator) *millrace.Stream { return Q11(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ11, Inputs: []Kind{Bids}},
+	{Name: "q12", Description: "bids per bidder in 10 s processing-time windows", Build: func(g *Generator) *millrace.Stream { return Q12(g.Source(Bids)) }, Mode: millrace.Update, Oracle: OracleQ12, Inputs: []Kind{Bids}, ProcessingTime: true},
 }
 
 // Lookup returns the query called name.
