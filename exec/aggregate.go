@@ -159,6 +159,9 @@ func aggFunc(f plan.AggFunc) agg.Func {
 type shuffled struct {
 	parts   [][]columnar.Batch
 	dropped int64
+	// side says, for a two-input operator (a stream-stream join), which
+	// input each batch of parts came from (0 left, 1 right).
+	side [][]int8
 }
 
 func (s *shuffled) release() {

@@ -74,12 +74,12 @@ func (q *Query) loop(ctx context.Context) error {
 			}
 			return err
 		}
+		q.mu.Lock()
 		if !ran {
-			q.mu.Lock()
 			q.idleCount++
-			q.cond.Broadcast()
-			q.mu.Unlock()
 		}
+		q.cond.Broadcast() // ProcessAllAvailable waits for triggers
+		q.mu.Unlock()
 		switch q.cfg.Trigger.Kind {
 		case TriggerOnce:
 			return nil
@@ -385,6 +385,9 @@ func (q *Query) runBatch(ctx context.Context, b *batchRun) (err error) {
 				return err
 			}
 			if c.state != nil {
+				if c.sides != nil {
+					t.side = c.sides[src]
+				}
 				return c.state.prepare(t, batch, shuf[i], late)
 			}
 			return out.write(ctx, t, batch)

@@ -28,6 +28,9 @@ type task struct {
 	watermarkUs int64
 	// inputRows counts the rows read, per source.
 	inputRows []int64
+	// side is the input of a two-input stateful operator (a stream-stream
+	// join) that this task's batches feed: 0 left, 1 right.
+	side int8
 }
 
 // eventStats accumulates the event times a watermark operator saw.

@@ -79,6 +79,8 @@ type compiled struct {
 	operatorDeadLetters *deadLetters
 	// now is the running batch's timestamp in µs (current_timestamp()).
 	now *atomic.Int64
+	// sides maps a scan to the input of a stream-stream join it feeds.
+	sides map[int]int8
 	// mem allocates static tables; staticJoins are the stream-static joins.
 	mem         memory.Allocator
 	staticJoins []*staticJoinOp
@@ -241,6 +243,21 @@ func compile(cfg Config) (_ *compiled, err error) {
 		if _, err := c.compileChain(top.Children()[0], below); err != nil {
 			return nil, err
 		}
+		if j, ok := top.(*plan.Join); ok {
+			// both inputs of a stream-stream join feed the operator
+			if inner := findStateful(j.Right); inner != nil {
+				return nil, fmt.Errorf("%s over %s: more than one stateful operator in a query is not supported yet", top.Describe(), inner.Describe())
+			}
+			right := map[int]chain{}
+			if _, err := c.compileChain(j.Right, right); err != nil {
+				return nil, err
+			}
+			c.sides = map[int]int8{}
+			for k, ch := range right {
+				below[k] = ch
+				c.sides[k] = 1
+			}
+		}
 		c.chains = below
 		switch n := top.(type) {
 		case *plan.Aggregate:
@@ -264,7 +281,14 @@ func compile(cfg Config) (_ *compiled, err error) {
 			}
 			c.state = a
 		case *plan.Join:
-			return nil, fmt.Errorf("stream-stream joins are not supported yet; join a stream with a static table (ReadTable)")
+			if cfg.Mode != sinks.Append {
+				return nil, fmt.Errorf("%s output mode is not supported for stream-stream joins: use Append", cfg.Mode)
+			}
+			j, err := newStreamJoin(n, cfg.StatePartitions, cfg.Allocator)
+			if err != nil {
+				return nil, err
+			}
+			c.state = j
 		case *plan.Deduplicate:
 			if cfg.Mode == sinks.Complete {
 				return nil, fmt.Errorf("complete output mode is not supported for dropDuplicates: use Append")

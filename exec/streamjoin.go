@@ -1,0 +1,493 @@
+package exec
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace/columnar"
+	"github.com/millrace/millrace/join"
+	"github.com/millrace/millrace/kernels"
+	"github.com/millrace/millrace/plan"
+)
+
+// streamJoin is a stream-stream equi-join, optionally bounded by an
+// event-time range (right time − left time in [lower, upper]). Each state
+// partition buffers both sides (join.Buffer). A trigger first probes the
+// right buffer with the new left rows and buffers them, then probes the left
+// buffer (new rows included) with the new right rows and buffers those, so
+// every pair matches exactly once. Matches are emitted at once (Append
+// mode). The global watermark bounds the state: a left row can match no
+// future right row once its time + upper is at or below the watermark (right
+// rows at or below it are late), and a right row once its time − lower is;
+// such rows are evicted and, for outer joins, emitted with nulls if they
+// never matched. Without a bound on one side, that side is kept for ever
+// (allowed for inner joins only, as in Spark).
+type streamJoin struct {
+	node         *plan.Join
+	mem          memory.Allocator
+	lower, upper int64
+	schema       *arrow.Schema
+	sides        [2]joinSide
+	parts        []*joinPartition
+	durable      bool
+}
+
+// joinSide describes one input of the join.
+type joinSide struct {
+	schema  *arrow.Schema
+	keys    []int
+	timeCol int  // the event-time column of the range condition, or -1
+	late    bool // rows at or below the watermark are dropped
+	outCols []int
+	// bufSchema is what the side's buffer holds: the side's schema, plus a
+	// constant time column when the join has no time range (a buffer keys
+	// its rows by time; without a range every row has time 0 and is never
+	// evicted).
+	bufSchema *arrow.Schema
+	bufTime   int
+}
+
+type joinPartition struct {
+	bufs [2]*join.Buffer
+	out  []arrow.RecordBatch
+	seq  uint64 // numbers the changelog entries of this partition
+}
+
+func newStreamJoin(n *plan.Join, partitions int, mem memory.Allocator) (*streamJoin, error) {
+	j := &streamJoin{node: n, mem: mem, lower: n.Lower, upper: n.Upper, schema: n.Schema()}
+	for s, in := range []plan.Node{n.Left, n.Right} {
+		sch := in.Schema()
+		side := joinSide{schema: sch, timeCol: -1}
+		keys := n.LeftKeys
+		timeName := n.TimeLeft
+		if s == 1 {
+			keys, timeName = n.RightKeys, n.TimeRight
+		}
+		for _, k := range keys {
+			i, err := columnar.FieldIndex(sch, k)
+			if err != nil {
+				return nil, err
+			}
+			side.keys = append(side.keys, i)
+		}
+		if timeName != "" {
+			side.timeCol, _ = columnar.FieldIndex(sch, timeName)
+			_, side.late = plan.WatermarkDelay(sch.Field(side.timeCol))
+		}
+		for i, f := range sch.Fields() {
+			if s == 1 && n.Using && contains(n.RightKeys, f.Name) {
+				continue
+			}
+			side.outCols = append(side.outCols, i)
+		}
+		// Records carry no plan metadata (watermark markers): the buffer's
+		// schema is the side's fields without it.
+		var fields []arrow.Field
+		for _, f := range sch.Fields() {
+			f.Metadata = arrow.Metadata{}
+			fields = append(fields, f)
+		}
+		side.bufTime = side.timeCol
+		if side.timeCol < 0 {
+			fields = append(fields, arrow.Field{Name: "__millrace_join_time", Type: arrow.PrimitiveTypes.Int64})
+			side.bufTime = sch.NumFields()
+		}
+		side.bufSchema = arrow.NewSchema(fields, nil)
+		j.sides[s] = side
+	}
+	if err := j.check(); err != nil {
+		return nil, err
+	}
+	for p := 0; p < partitions; p++ {
+		jp := &joinPartition{}
+		for s := range jp.bufs {
+			b, err := join.NewBuffer(mem, j.sides[s].bufSchema, j.sides[s].keys, j.sides[s].bufTime)
+			if err != nil {
+				return nil, err
+			}
+			jp.bufs[s] = b
+		}
+		j.parts = append(j.parts, jp)
+	}
+	return j, nil
+}
+
+// check applies Spark's rules: outer and semi joins must be able to decide
+// that a row will never match, which takes a watermark on both time columns
+// and a bound on the right side of the range.
+func (j *streamJoin) check() error {
+	n := j.node
+	needLeft := n.How == plan.LeftOuterJoin || n.How == plan.FullOuterJoin || n.How == plan.LeftSemiJoin
+	needRight := n.How == plan.RightOuterJoin || n.How == plan.FullOuterJoin
+	if !needLeft && !needRight {
+		return nil
+	}
+	if n.TimeLeft == "" || !j.sides[0].late || !j.sides[1].late {
+		return fmt.Errorf("a %s stream-stream join needs watermarks on both sides and a time-range condition between their event times (e.g. right.time Between(left.time, left.time + 1h)): without them a row's missing match is never final", n.How)
+	}
+	if needLeft && j.upper == plan.NoUpper {
+		return fmt.Errorf("a %s stream-stream join needs an upper bound on %s - %s", n.How, n.TimeRight, n.TimeLeft)
+	}
+	if needRight && j.lower == plan.NoLower {
+		return fmt.Errorf("a %s stream-stream join needs a lower bound on %s - %s", n.How, n.TimeRight, n.TimeLeft)
+	}
+	return nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}
+
+func (j *streamJoin) name() string               { return "symmetricHashJoin" }
+func (j *streamJoin) inputSchema() *arrow.Schema { return j.sides[0].schema }
+func (j *streamJoin) numPartitions() int         { return len(j.parts) }
+func (j *streamJoin) enableDurability()          { j.durable = true }
+
+func (j *streamJoin) closesByWatermark() bool {
+	return (j.upper != plan.NoUpper && j.sides[0].timeCol >= 0) || (j.lower != plan.NoLower && j.sides[1].timeCol >= 0)
+}
+
+func (j *streamJoin) fingerprint() operatorFingerprint {
+	op := operatorFingerprint{Operator: "streamJoin " + j.node.How.String()}
+	for i := range j.node.LeftKeys {
+		f := j.sides[0].schema.Field(j.sides[0].keys[i])
+		op.Keys = append(op.Keys, fmt.Sprintf("%s = %s: %s", j.node.LeftKeys[i], j.node.RightKeys[i], columnar.TypeName(f.Type)))
+	}
+	op.Aggs = []string{fmt.Sprintf("left %s", columnar.FieldNames(j.sides[0].schema)), fmt.Sprintf("right %s", columnar.FieldNames(j.sides[1].schema))}
+	return op
+}
+
+// prepare drops late rows of the task's side and routes the rest by key.
+func (j *streamJoin) prepare(t *task, b columnar.Batch, out *shuffled, late *lateRouter) error {
+	defer b.Release()
+	side := &j.sides[t.side]
+	sel := b.Sel
+	if side.late && t.watermarkUs != noWatermark {
+		tsCol := b.Rec.Column(side.timeCol)
+		kept, err := kernels.CompareScalar(kernels.Gt, tsCol, t.watermarkUs, b.Sel, nil)
+		if err != nil {
+			return err
+		}
+		if tsCol.NullN() > 0 {
+			kept = kernels.Union(kept, kernels.SelectNull(tsCol, b.Sel, nil), nil)
+		}
+		if dropped := b.NumRows() - len(kept); dropped > 0 {
+			out.dropped += int64(dropped)
+			if late != nil && t.side == 0 {
+				all := b.Sel
+				if all == nil {
+					all = columnar.Identity(nil, int(b.Rec.NumRows()))
+				}
+				if err := routeLateRows(t, b.Rec, kernels.Difference(all, kept, nil), late); err != nil {
+					return err
+				}
+			}
+		}
+		sel = kept
+	}
+	if sel != nil && len(sel) == 0 {
+		return nil
+	}
+	// the buffer's schema, with the constant time column when it needs one
+	cols := append([]arrow.Array(nil), b.Rec.Columns()...)
+	if side.timeCol < 0 {
+		zeros := constZeros(t.mem, int(b.Rec.NumRows()))
+		defer zeros.Release()
+		cols = append(cols, zeros)
+	}
+	rec := array.NewRecordBatch(side.bufSchema, cols, b.Rec.NumRows())
+	defer rec.Release()
+	p := len(j.parts)
+	if out.parts == nil {
+		out.parts = make([][]columnar.Batch, p)
+		out.side = make([][]int8, p)
+	}
+	keys := make([]arrow.Array, len(side.keys))
+	for i, k := range side.keys {
+		keys[i] = rec.Column(k)
+	}
+	hashes := kernels.HashColumns(keys, sel, nil)
+	psel := make([][]int32, p)
+	for i, h := range hashes {
+		part := partitionOf(h, p)
+		psel[part] = append(psel[part], rowOf(sel, i))
+	}
+	for part, s := range psel {
+		if len(s) > 0 {
+			rec.Retain()
+			out.parts[part] = append(out.parts[part], columnar.Batch{Rec: rec, Sel: s})
+			out.side[part] = append(out.side[part], t.side)
+		}
+	}
+	return nil
+}
+
+func constZeros(mem memory.Allocator, n int) arrow.Array {
+	b := array.NewInt64Builder(mem)
+	defer b.Release()
+	b.AppendValues(make([]int64, n), nil)
+	return b.NewArray()
+}
+
+// update probes and buffers partition p's new rows: left rows first, then
+// right rows.
+func (j *streamJoin) update(p int, inputs []*shuffled) error {
+	jp := j.parts[p]
+	for side := int8(0); side < 2; side++ {
+		for _, in := range inputs {
+			if in.parts == nil {
+				continue
+			}
+			for k, b := range in.parts[p] {
+				if in.side[p][k] != side {
+					continue
+				}
+				if err := j.probeAndAdd(jp, int(side), b); err != nil {
+					return fmt.Errorf("join partition %d: %w", p, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (j *streamJoin) probeAndAdd(jp *joinPartition, side int, b columnar.Batch) error {
+	me, other := &j.sides[side], jp.bufs[1-side]
+	keys := make([]arrow.Array, len(me.keys))
+	for i, k := range me.keys {
+		keys[i] = b.Rec.Column(k)
+	}
+	// other.time - mine must lie in the range seen from this side
+	lower, upper := j.lower, j.upper
+	if side == 1 { // left.time ∈ [right.time − upper, right.time − lower]
+		lower, upper = neg(j.upper), neg(j.lower)
+	}
+	times := b.Rec.Column(me.bufTime)
+	if me.timeCol < 0 {
+		lower, upper = plan.NoLower, plan.NoUpper
+	}
+	var m join.Matches
+	if err := other.Probe(keys, times, b.Sel, lower, upper, &m); err != nil {
+		return err
+	}
+	matched := m.DistinctProbeRows(nil)
+	switch {
+	case j.node.How == plan.LeftSemiJoin && side == 0:
+		if len(matched) > 0 {
+			cols := join.TakeRows(j.mem, b.Rec, j.sides[0].outCols, matched)
+			jp.out = append(jp.out, join.Assemble(j.schema, len(matched), cols))
+		}
+	case j.node.How == plan.LeftSemiJoin:
+		if len(m.FirstMatched) > 0 {
+			cols := other.GatherColumns(j.mem, m.FirstMatched, j.sides[0].outCols)
+			jp.out = append(jp.out, join.Assemble(j.schema, len(m.FirstMatched), cols))
+		}
+	case m.Len() > 0:
+		pairs := m.Len()
+		var left, right []arrow.Array
+		if side == 0 {
+			left = join.TakeRows(j.mem, b.Rec, j.sides[0].outCols, m.ProbeRows)
+			right = other.GatherColumns(j.mem, m.BuildRows, j.sides[1].outCols)
+		} else {
+			left = other.GatherColumns(j.mem, m.BuildRows, j.sides[0].outCols)
+			right = join.TakeRows(j.mem, b.Rec, j.sides[1].outCols, m.ProbeRows)
+		}
+		jp.out = append(jp.out, join.Assemble(j.schema, pairs, left, right))
+	}
+	_, err := jp.bufs[side].Add(b.Rec, b.Sel, matched)
+	return err
+}
+
+func neg(v int64) int64 {
+	switch v {
+	case plan.NoLower:
+		return plan.NoUpper
+	case plan.NoUpper:
+		return plan.NoLower
+	}
+	return -v
+}
+
+// emit hands over the batch's matches and evicts the rows the watermark
+// closed, emitting unmatched ones with nulls for outer joins.
+func (j *streamJoin) emit(mem memory.Allocator, p int, watermarkUs int64) ([]arrow.RecordBatch, int64, int64, error) {
+	jp := j.parts[p]
+	out := jp.out
+	jp.out = nil
+	var removed int64
+	if watermarkUs == noWatermark {
+		return out, 0, 0, nil
+	}
+	bounds := [2]int64{plan.NoLower, plan.NoLower}
+	if j.upper != plan.NoUpper && j.sides[0].timeCol >= 0 {
+		bounds[0] = satSub(watermarkUs, j.upper) + 1 // left time + upper <= wm
+	}
+	if j.lower != plan.NoLower && j.sides[1].timeCol >= 0 {
+		bounds[1] = satAdd(watermarkUs, j.lower) + 1 // right time - lower <= wm
+	}
+	for side := 0; side < 2; side++ {
+		if bounds[side] == plan.NoLower {
+			continue
+		}
+		rec, matched := jp.bufs[side].Evict(bounds[side])
+		if rec == nil {
+			continue
+		}
+		removed += rec.NumRows()
+		if r := j.unmatched(side, rec, matched); r != nil {
+			out = append(out, r)
+		}
+		rec.Release()
+	}
+	return out, 0, removed, nil
+}
+
+// unmatched returns the evicted rows of side that never matched, with nulls
+// for the other side, when the join type emits them.
+func (j *streamJoin) unmatched(side int, rec arrow.RecordBatch, matched []bool) arrow.RecordBatch {
+	how := j.node.How
+	emits := (side == 0 && (how == plan.LeftOuterJoin || how == plan.FullOuterJoin)) ||
+		(side == 1 && (how == plan.RightOuterJoin || how == plan.FullOuterJoin))
+	if !emits {
+		return nil
+	}
+	var rows []int32
+	for i, m := range matched {
+		if !m {
+			rows = append(rows, int32(i))
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	mine := join.TakeRows(j.mem, rec, j.sides[side].outCols, rows)
+	var otherTypes []arrow.DataType
+	for _, c := range j.sides[1-side].outCols {
+		otherTypes = append(otherTypes, j.sides[1-side].schema.Field(c).Type)
+	}
+	nulls := join.NullColumns(j.mem, otherTypes, len(rows))
+	if side == 0 {
+		return join.Assemble(j.schema, len(rows), mine, nulls)
+	}
+	return join.Assemble(j.schema, len(rows), nulls, mine)
+}
+
+func satSub(a, b int64) int64 {
+	if b > 0 && a < plan.NoLower+b {
+		return plan.NoLower
+	}
+	if b < 0 && a > plan.NoUpper+b {
+		return plan.NoUpper
+	}
+	return a - b
+}
+
+func satAdd(a, b int64) int64 { return satSub(a, -b) }
+
+func (j *streamJoin) stateRows() (rows, bytes int64) {
+	for p := range j.parts {
+		r, b := j.partitionRows(p)
+		rows += r
+		bytes += b
+	}
+	return rows, bytes
+}
+
+func (j *streamJoin) partitionRows(p int) (int64, int64) {
+	jp := j.parts[p]
+	return int64(jp.bufs[0].Rows() + jp.bufs[1].Rows()), jp.bufs[0].MemoryUsage() + jp.bufs[1].MemoryUsage()
+}
+
+func (j *streamJoin) release() {
+	for _, jp := range j.parts {
+		for _, r := range jp.out {
+			r.Release()
+		}
+		jp.out = nil
+		for _, b := range jp.bufs {
+			b.Release()
+		}
+	}
+}
+
+// Durable form: per side, the buffer's own encodings: "<side>s" a snapshot,
+// "<side>c" + sequence number the changes of one batch.
+
+func joinStateKey(side int, kind byte, seq uint64) []byte {
+	k := []byte{byte('L' + side*('R'-'L')), kind}
+	if kind == 'c' {
+		k = binary.BigEndian.AppendUint64(k, seq)
+	}
+	return k
+}
+
+func (j *streamJoin) takeChanges(p int) partChanges {
+	jp := j.parts[p]
+	var ch partChanges
+	for side, b := range jp.bufs {
+		data, err := b.Changes()
+		if err != nil {
+			continue // a snapshot follows when changes cannot be encoded
+		}
+		ch.putKeys = append(ch.putKeys, joinStateKey(side, 'c', jp.seq))
+		ch.putVals = append(ch.putVals, data)
+	}
+	jp.seq++
+	return ch
+}
+
+func (j *streamJoin) snapshot(p int) ([][]byte, [][]byte, error) {
+	jp := j.parts[p]
+	var keys, vals [][]byte
+	for side, b := range jp.bufs {
+		data, err := b.Snapshot()
+		if err != nil {
+			return nil, nil, err
+		}
+		keys, vals = append(keys, joinStateKey(side, 's', 0)), append(vals, data)
+	}
+	return keys, vals, nil
+}
+
+func (j *streamJoin) load(p int, keys, vals [][]byte) error {
+	jp := j.parts[p]
+	type entry struct {
+		seq  uint64
+		data []byte
+	}
+	for side, b := range jp.bufs {
+		prefix := byte('L' + side*('R'-'L'))
+		var changes []entry
+		for i, k := range keys {
+			if len(k) < 2 || k[0] != prefix {
+				continue
+			}
+			switch k[1] {
+			case 's':
+				if err := b.Load(vals[i]); err != nil {
+					return err
+				}
+			case 'c':
+				seq := binary.BigEndian.Uint64(k[2:])
+				changes = append(changes, entry{seq, vals[i]})
+				jp.seq = max(jp.seq, seq+1)
+			}
+		}
+		sort.Slice(changes, func(a, c int) bool { return changes[a].seq < changes[c].seq })
+		for _, c := range changes {
+			if err := b.ApplyChanges(c.data); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
