@@ -132,4 +132,3 @@ func (b *Buffer) compact(keep []int32) {
 	b.minTime = math.MaxInt64
 	b.link(0, len(b.times))
 }
-
