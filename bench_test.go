@@ -44,3 +44,49 @@ func BenchmarkExactlyOnceCost(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStatefulOperators measures rows/s through each stateful
+// operator over the click generator (1M events per side, 100K per
+// trigger, generation included), as in TestStateStaysBounded.
+func BenchmarkStatefulOperators(b *testing.B) {
+	const events, perTrigger = 1_000_000, 100_000
+	gen := func(seed int64) *clicks.Source {
+		return clicks.New(clicks.Options{Seed: seed, Events: events, MaxEventsPerTrigger: perTrigger, Campaigns: 50, LateFraction: 0.001})
+	}
+	col := millrace.Col
+	cases := []struct {
+		name   string
+		inputs int
+		build  func() *millrace.Stream
+	}{
+		{"session-window", 1, func() *millrace.Stream {
+			return millrace.ReadStream(gen(2)).WithWatermark("event_time", 10*time.Second).
+				GroupBy(millrace.SessionWindow(col("event_time"), 5*time.Second), col("user_id")).Count()
+		}},
+		{"stream-stream-join", 2, func() *millrace.Stream {
+			left := millrace.ReadStream(gen(4)).WithWatermark("event_time", 10*time.Second)
+			right := millrace.ReadStream(gen(5)).
+				Select(col("campaign_id").As("r_campaign"), col("event_time").As("r_time"), col("user_id").As("r_user")).
+				WithWatermark("r_time", 10*time.Second)
+			return left.Join(right, col("user_id").Eq(col("r_user")).
+				And(col("r_time").Between(col("event_time"), col("event_time").Plus(5*time.Second))), millrace.Inner)
+		}},
+		{"dedup-within-watermark", 1, func() *millrace.Stream {
+			return millrace.ReadStream(gen(3)).WithWatermark("event_time", 10*time.Second).DropDuplicatesWithinWatermark("user_id")
+		}},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				q, err := c.build().WriteStream(blackhole.New()).Trigger(millrace.AvailableNow()).Start(context.Background())
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := q.AwaitTermination(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(events*c.inputs*b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}

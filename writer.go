@@ -149,3 +149,10 @@ func (w *StreamWriter) AdaptiveReadLimit() *StreamWriter {
 	w.cfg.AdaptiveReadLimit = true
 	return w
 }
+
+// RecentProgressSize sets how many progress events RecentProgress keeps
+// (default 100, as Spark's spark.sql.streaming.numRecentProgressUpdates).
+func (w *StreamWriter) RecentProgressSize(n int) *StreamWriter {
+	w.cfg.RecentProgressSize = n
+	return w
+}
