@@ -160,6 +160,13 @@ func ColumnChecksum(col arrow.Array) uint64 {
 		return sumBytes(a.ValueOffsets(), stringData(a.Data()), valid, off)
 	case *array.LargeString:
 		return sumBytes(a.ValueOffsets(), stringData(a.Data()), valid, off)
+	case *array.Struct:
+		// every field, weighted by position (a window's start and end)
+		var sum uint64
+		for f := 0; f < a.NumField(); f++ {
+			sum += ColumnChecksum(a.Field(f)) * (2*uint64(f) + 3)
+		}
+		return sum + n
 	}
 	return n
 }
