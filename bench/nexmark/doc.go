@@ -47,8 +47,10 @@
 // # Queries
 //
 // Q0, Q1, Q2, Q11 and Q12 take a bid source and return a *millrace.Stream;
-// Queries lists them with their output mode and oracle, and Run runs one to
-// a blackhole sink. q1's euros are a double (price * 0.908): the reference
+// Q3 takes a person and an auction source of the same Config and joins them
+// (stream-stream inner join on auction.seller = person.id, state kept for
+// the whole run). Queries lists them with their output mode, oracle and
+// input kinds, and Run runs one to a blackhole sink. q1's euros are a double (price * 0.908): the reference
 // computes a DECIMAL, which Millrace lacks.
 //
 // q11 (sessions) runs in Append mode with a watermark of dateTime − 4 s:
@@ -74,6 +76,6 @@
 //	go test ./bench/nexmark -run X -bench .      # generator alone, queries at 1M events
 //	millrace bench nexmark --query q0,q1,q2 --events 10000000
 //
-// Read next: queries.go (the queries), source.go (the Millrace source),
+// Read next: queries.go (the queries), queries_join.go (q3), source.go (the Millrace source),
 // generate.go (the columnar fill).
 package nexmark

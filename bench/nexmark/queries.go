@@ -58,6 +58,7 @@ var Queries = []Query{
 	{Name: "q0", Description: "passthrough of bids", Build: func(g *Generator) *millrace.Stream { return Q0(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ0, Inputs: []Kind{Bids}},
 	{Name: "q1", Description: "bid price in euros", Build: func(g *Generator) *millrace.Stream { return Q1(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ1, Inputs: []Kind{Bids}},
 	{Name: "q2", Description: "bids on auctions that are multiples of 123", Build: func(g *Generator) *millrace.Stream { return Q2(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ2, Inputs: []Kind{Bids}},
+	{Name: "q3", Description: "sellers in OR, ID, CA and their auctions in category 10 (stream-stream join)", Build: func(g *Generator) *millrace.Stream { return Q3(g.Source(Persons), g.Source(Auctions)) }, Mode: millrace.Append, Oracle: OracleQ3, Inputs: []Kind{Persons, Auctions}},
 	{Name: "q11", Description: "bids per bidder per session (10 s gap)", Build: func(g *Generator) *millrace.Stream { return Q11(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ11, Inputs: []Kind{Bids}},
 	{Name: "q12", Description: "bids per bidder in 10 s processing-time windows", Build: func(g *Generator) *millrace.Stream { return Q12(g.Source(Bids)) }, Mode: millrace.Update, Oracle: OracleQ12, Inputs: []Kind{Bids}, ProcessingTime: true},
 }
