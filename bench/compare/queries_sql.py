@@ -1,5 +1,9 @@
-"""SQL text of the Nexmark queries over a `bids` relation, shared by the
-DuckDB batch runs (duckdb_nexmark.py). Column names as bench/nexmark."""
+"""SQL text of the Nexmark queries over `bids`, `persons` and `auctions`
+relations, shared by the DuckDB batch runs (duckdb_nexmark.py). Column
+names as bench/nexmark."""
+
+# The export subdirectories (event kinds other than bids) a query reads.
+INPUTS = {"q3": ("person", "auction")}
 
 # Each query's output rows; the runner wraps them in an aggregate that reads
 # every output value (count + sum of a hash of the row), DuckDB's blackhole.
@@ -7,6 +11,13 @@ QUERIES = {
     "q0": "SELECT auction, bidder, price, dateTime, extra FROM bids",
     "q1": "SELECT auction, bidder, price * 0.908 AS price, dateTime, extra FROM bids",
     "q2": "SELECT auction, price FROM bids WHERE auction % 123 = 0",
+    # Sellers in OR, ID, CA and their auctions in category 10: a join
+    # (DuckDB sees all rows at once; the streams' inner join has the same
+    # final output).
+    "q3": """
+        SELECT P.name, P.city, P.state, A.id
+        FROM auctions A INNER JOIN persons P ON A.seller = P.id
+        WHERE A.category = 10 AND P.state IN ('OR', 'ID', 'CA')""",
     # Sessions per bidder, 10 s gap, closed by the final watermark
     # max(dateTime) - 4 s (the streaming engines' Append output).
     "q11": """

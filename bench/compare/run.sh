@@ -6,7 +6,8 @@
 #   DuckDB     batch SQL over the same Parquet (a ceiling, not a stream)
 # then prints events/s, events/s per core and Millrace's ratio per query.
 # On demand only (not CI). Environment knobs, with their defaults:
-#   EVENTS=1000000 CORES=2 QUERIES=q0,q1,q2,q11,q12 SEED=1 RATE=100000
+#   EVENTS=1000000 CORES=2 QUERIES=q0,q1,q2,q3,q11,q12 SEED=1 RATE=100000
+#   (q3, the persons-auctions join, also exports person/ and auction/)
 #   PER_TRIGGER=1000000 DATA=/tmp/nexmark-compare-$EVENTS-$SEED-$RATE
 #   OUT=/tmp/nexmark-compare-results-<time> VENV=bench/compare/.venv
 #   ENGINES="millrace spark duckdb"
@@ -22,7 +23,7 @@ cd "$(dirname "$0")/../.."   # repository root
 
 EVENTS=${EVENTS:-1000000}
 CORES=${CORES:-2}
-QUERIES=${QUERIES:-q0,q1,q2,q11,q12}
+QUERIES=${QUERIES:-q0,q1,q2,q3,q11,q12}
 SEED=${SEED:-1}
 RATE=${RATE:-100000}
 PER_TRIGGER=${PER_TRIGGER:-1000000}
@@ -46,6 +47,17 @@ if [ ! -f "$DATA/manifest.json" ]; then
   echo "== exporting $EVENTS events (seed $SEED, rate $RATE) to $DATA" >&2
   go run ./bench/compare/export --events "$EVENTS" --per-file "$PER_TRIGGER" \
     --seed "$SEED" --rate "$RATE" --out "$DATA"
+fi
+# q3 joins persons and auctions: the same event positions, exported by kind
+# to $DATA/person and $DATA/auction (one file per PER_TRIGGER positions).
+if [[ ",$QUERIES," == *,q3,* ]]; then
+  for kind in person auction; do
+    if [ ! -f "$DATA/$kind/manifest.json" ]; then
+      echo "== exporting the ${kind}s of $EVENTS events to $DATA/$kind" >&2
+      go run ./bench/compare/export --events "$EVENTS" --per-file "$PER_TRIGGER" \
+        --seed "$SEED" --rate "$RATE" --kind "$kind" --out "$DATA/$kind"
+    fi
+  done
 fi
 
 for e in $ENGINES; do

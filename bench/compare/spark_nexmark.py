@@ -23,8 +23,31 @@ import time
 from pyspark.sql import SparkSession, functions as F
 
 
-def build(name, bids):
-    """Returns (stream, output mode) of query name over the bid stream."""
+# The event kinds (export subdirectories) each query reads: bids are the
+# export directory itself, persons and auctions its person/ and auction/.
+INPUTS = {"q3": ("person", "auction")}
+
+
+def inputs(name):
+    return INPUTS.get(name, ("bid",))
+
+
+def kind_dir(root, kind):
+    return root if kind == "bid" else os.path.join(root, kind)
+
+
+def build(name, streams):
+    """Returns (stream, output mode) of query name over the event streams
+    (a dict kind -> streaming DataFrame)."""
+    if name == "q3":
+        # Stream-stream inner join without a watermark: both sides' state
+        # is kept forever, as in Millrace's q3.
+        p = (streams["person"].where(F.col("state").isin("OR", "ID", "CA"))
+             .select(F.col("id").alias("person_id"), "name", "city", "state"))
+        a = streams["auction"].where(F.col("category") == 10).select("id", "seller")
+        return (a.join(p, a["seller"] == p["person_id"], "inner")
+                .select("name", "city", "state", "id")), "append"
+    bids = streams["bid"]
     if name == "q0":
         return bids.select("auction", "bidder", "price", "dateTime", "extra"), "append"
     if name == "q1":
@@ -52,11 +75,11 @@ def jvm_cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / tick  # utime, stime
 
 
-def run(spark, name, src_dir, files_per_trigger, schema, ckpt_root):
-    bids = (spark.readStream.schema(schema).option("maxFilesPerTrigger", files_per_trigger)
-            .option("pathGlobFilter", "*.parquet")
-            .parquet(src_dir))
-    stream, mode = build(name, bids)
+def run(spark, name, src_dirs, files_per_trigger, schemas, ckpt_root):
+    streams = {k: (spark.readStream.schema(schemas[k]).option("maxFilesPerTrigger", files_per_trigger)
+                   .option("pathGlobFilter", "*.parquet")
+                   .parquet(src_dirs[k])) for k in inputs(name)}
+    stream, mode = build(name, streams)
     ckpt = tempfile.mkdtemp(dir=ckpt_root)
     q = (stream.writeStream.format("noop").outputMode(mode)
          .option("checkpointLocation", ckpt).trigger(availableNow=True).start())
@@ -92,18 +115,22 @@ def main():
     spark = b.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     pid = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()
-    schema = spark.read.option("pathGlobFilter", "*.parquet").parquet(a.dir).schema
+    names = [n.strip() for n in a.queries.split(",")]
+    kinds = sorted({k for n in names for k in inputs(n)})
+    dirs = {k: kind_dir(a.dir, k) for k in kinds}
+    schemas = {k: spark.read.option("pathGlobFilter", "*.parquet").parquet(dirs[k]).schema for k in kinds}
     root = tempfile.mkdtemp(prefix="nexmark-spark-")
-    # Warm-up input: the first file alone, in its own directory.
-    warm = os.path.join(root, "warm")
-    os.makedirs(warm)
-    first = sorted(f for f in os.listdir(a.dir) if f.endswith(".parquet"))[0]
-    os.symlink(os.path.join(os.path.abspath(a.dir), first), os.path.join(warm, first))
-    for name in a.queries.split(","):
-        name = name.strip()
-        run(spark, name, warm, 1, schema, root)
+    # Warm-up input: each kind's first file alone, in its own directory.
+    warm = {}
+    for k in kinds:
+        warm[k] = os.path.join(root, "warm-" + k)
+        os.makedirs(warm[k])
+        first = sorted(f for f in os.listdir(dirs[k]) if f.endswith(".parquet"))[0]
+        os.symlink(os.path.join(os.path.abspath(dirs[k]), first), os.path.join(warm[k], first))
+    for name in names:
+        run(spark, name, warm, 1, schemas, root)
         c0, t0 = jvm_cpu_seconds(pid), time.perf_counter()
-        rows, batches = run(spark, name, a.dir, a.files_per_trigger, schema, root)
+        rows, batches = run(spark, name, dirs, a.files_per_trigger, schemas, root)
         wall, cpu = time.perf_counter() - t0, jvm_cpu_seconds(pid) - c0
         ev = man["events"]
         print(json.dumps({
