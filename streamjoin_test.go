@@ -27,14 +27,18 @@ type imp struct {
 	cost int64
 }
 
-func genImps(n int, seed int64) []imp {
+func genImps(n int, seed int64, lateShare ...float64) []imp {
+	late := 0.03
+	if len(lateShare) > 0 {
+		late = lateShare[0]
+	}
 	r := rand.New(rand.NewSource(seed))
 	out := make([]imp, n)
 	for i := range out {
 		x := imp{cost: int64(r.Intn(100))}
 		if r.Float64() > 0.02 {
 			ts := base + int64(i)*100_000 - r.Int63n(4*second)
-			if r.Float64() < 0.03 {
+			if r.Float64() < late {
 				ts -= r.Int63n(60 * second) // late
 			}
 			x.ts = &ts

@@ -45,6 +45,13 @@ type aggOperator struct {
 	// hiddenKey is set for a global aggregate (no keys): one constant key
 	// that is not output.
 	hiddenKey bool
+	// A window column of an upstream aggregation (struct<start, end>) used
+	// as a key is held as two timestamp key columns: physOf[i] is the first
+	// physical key column of key i, structKey[i] marks such keys, nPhys
+	// counts the physical key columns.
+	physOf    []int
+	structKey []bool
+	nPhys     int
 
 	// durable is set when a checkpoint persists the state; changes then
 	// collects each partition's changes of the running batch.
@@ -93,7 +100,22 @@ func newAggOperator(n *plan.Aggregate, mode sinks.OutputMode, partitions int) (*
 				}
 			}
 			a.keys = append(a.keys, ev)
+			if arrow.TypeEqual(t, plan.WindowType) {
+				a.structKey = growBools(a.structKey, i)
+				a.structKey[i] = true
+				a.keyTypes = append(a.keyTypes, columnar.Timestamp, columnar.Timestamp)
+				continue
+			}
 			a.keyTypes = append(a.keyTypes, t)
+		}
+	}
+	a.structKey = growBools(a.structKey, len(n.Keys)-1)
+	a.physOf = make([]int, len(n.Keys))
+	for i := range n.Keys {
+		a.physOf[i] = a.nPhys
+		a.nPhys++
+		if a.structKey[i] {
+			a.nPhys++
 		}
 	}
 	for _, e := range n.Aggs {
@@ -122,6 +144,7 @@ func newAggOperator(n *plan.Aggregate, mode sinks.OutputMode, partitions int) (*
 		a.keys = []evaluator{litEval{v: int64(0), typ: arrow.PrimitiveTypes.Int64}}
 		a.keyTypes = []arrow.DataType{arrow.PrimitiveTypes.Int64}
 		a.keyNames = []string{"__global"}
+		a.physOf, a.structKey, a.nPhys = []int{0}, []bool{false}, 1
 	}
 	a.dropLate = mode != sinks.Complete && (a.eventKey >= 0 || (a.window != nil && a.window.eventTimeCol))
 	a.parts = make([]*agg.Table, partitions)
@@ -133,6 +156,14 @@ func newAggOperator(n *plan.Aggregate, mode sinks.OutputMode, partitions int) (*
 		a.parts[p] = t
 	}
 	return a, nil
+}
+
+// growBools returns s grown with false to hold index i.
+func growBools(s []bool, i int) []bool {
+	for len(s) <= i {
+		s = append(s, false)
+	}
+	return s
 }
 
 func aggFunc(f plan.AggFunc) agg.Func {
@@ -256,7 +287,11 @@ func (a *aggOperator) prepare(t *task, b columnar.Batch, out *shuffled, late *la
 		if err != nil {
 			return err
 		}
-		kept, err := kernels.CompareScalar(kernels.Gt, tsArr, t.watermarkUs, b.Sel, nil)
+		cmpCol := tsArr
+		if st, ok := tsArr.(*array.Struct); ok {
+			cmpCol = st.Field(1) // a window is late when its end is
+		}
+		kept, err := kernels.CompareScalar(kernels.Gt, cmpCol, t.watermarkUs, b.Sel, nil)
 		tsArr.Release()
 		if err != nil {
 			return err
@@ -288,6 +323,19 @@ func (a *aggOperator) prepare(t *task, b columnar.Batch, out *shuffled, late *la
 			v, err := k.value(t.mem, b.Rec)
 			if err != nil {
 				return fmt.Errorf("groupBy %s: %w", a.keyNames[i], err)
+			}
+			if st, ok := v.(*array.Struct); ok && a.structKey[i] {
+				for f := 0; f < 2; f++ {
+					fc := st.Field(f)
+					if gather != nil {
+						fc = kernels.Take(t.mem, fc, gather)
+					} else {
+						fc.Retain()
+					}
+					cols = append(cols, fc)
+				}
+				v.Release()
+				continue
 			}
 			c = v
 			if gather != nil {
@@ -351,7 +399,7 @@ func (a *aggOperator) route(keyed arrow.RecordBatch, sel []int32, out *shuffled)
 		out.parts[0] = append(out.parts[0], columnar.Batch{Rec: keyed, Sel: sel})
 		return
 	}
-	keyCols := keyed.Columns()[:len(a.keys)]
+	keyCols := keyed.Columns()[:a.nPhys]
 	hashes := kernels.HashColumns(keyCols, sel, nil)
 	psel := make([][]int32, p)
 	for i, h := range hashes {
@@ -395,7 +443,7 @@ func routeLateRows(t *task, rec arrow.RecordBatch, rows []int32, late *lateRoute
 // to its table.
 func (a *aggOperator) update(p int, inputs []*shuffled) error {
 	tab := a.parts[p]
-	nk := len(a.keys)
+	nk := a.nPhys
 	for _, in := range inputs {
 		if in.parts == nil {
 			continue
@@ -420,10 +468,14 @@ func (a *aggOperator) emit(mem memory.Allocator, p int, watermarkUs int64) ([]ar
 			return nil
 		}
 		if a.window != nil && a.window.eventTimeCol {
-			return tab.GroupsWhere(a.window.index, watermarkUs-a.window.size+1)
+			return tab.GroupsWhere(a.physOf[a.window.index], watermarkUs-a.window.size+1)
 		}
 		if a.eventKey >= 0 {
-			return tab.GroupsWhere(a.eventKey, watermarkUs+1)
+			col := a.physOf[a.eventKey]
+			if a.structKey[a.eventKey] {
+				col++ // a window closes with its end
+			}
+			return tab.GroupsWhere(col, watermarkUs+1)
 		}
 		return nil
 	}
@@ -472,14 +524,19 @@ func (a *aggOperator) finish(mem memory.Allocator, raw arrow.RecordBatch) (arrow
 			}
 		}
 	}()
-	skip := 0
-	if a.hiddenKey {
-		skip = 1
-	}
+	nk := len(a.node.Keys)
 	for i := range cols {
-		c := raw.Column(i + skip)
+		var c arrow.Array
+		switch {
+		case i < nk:
+			c = raw.Column(a.physOf[i])
+		default:
+			c = raw.Column(a.nPhys + i - nk)
+		}
 		want := out.Field(i).Type
 		switch {
+		case i < nk && a.structKey[i]:
+			cols[i] = windowStructFrom(c.(*array.Timestamp), raw.Column(a.physOf[i]+1).(*array.Timestamp))
 		case a.window != nil && i == a.window.index:
 			cols[i] = windowStruct(mem, c.(*array.Timestamp), a.window.size)
 		case arrow.TypeEqual(c.DataType(), want):

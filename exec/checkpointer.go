@@ -21,18 +21,13 @@ type checkpointer struct {
 	store *state.Store // nil for a stateless query
 	// pending is the batch recovery found planned but not committed.
 	pending *checkpoint.OffsetEntry
-	// policy says when each state partition writes a snapshot.
-	policy []snapshotPolicy
 }
 
-// Operator ids in the state store. The watermark of the next batch is
-// stored beside the aggregation's rows so that it commits atomically with
-// them: after a crash between the state commit and the commit log, recovery
-// reads it instead of re-running the batch.
-const (
-	statefulOp  = 0
-	metaStateOp = state.MaxOperator
-)
+// Operator ids in the state store: stage i of the query is operator i. The
+// watermark of the next batch is stored beside the operators' rows so that
+// it commits atomically with them: after a crash between the state commit
+// and the commit log, recovery reads it instead of re-running the batch.
+const metaStateOp = state.MaxOperator
 
 var nextWatermarkKey = []byte("nextBatchWatermarkMs")
 
@@ -71,7 +66,7 @@ func openCheckpointer(q *Query) (*checkpointer, error) {
 	}
 	q.id = meta.ID
 	c := &checkpointer{q: q, dir: dir}
-	if q.c.state != nil {
+	if len(q.c.stages) > 0 {
 		_, _, _, comMax := dir.Batches()
 		// The engine counts its rows itself (changelog meta rows); the store's
 		// exact counting would read every blob it overwrites.
@@ -80,8 +75,10 @@ func openCheckpointer(q *Query) (*checkpointer, error) {
 			return nil, fmt.Errorf("checkpoint %s: %w", q.cfg.CheckpointDir, err)
 		}
 		c.store = st
-		q.c.state.enableDurability()
-		c.policy = make([]snapshotPolicy, q.c.state.numPartitions())
+		for _, st := range q.c.stages {
+			st.op.enableDurability()
+			st.policy = make([]snapshotPolicy, st.op.numPartitions())
+		}
 	}
 	return c, nil
 }
@@ -156,14 +153,23 @@ func (c *checkpointer) recover(ctx context.Context) error {
 		return err
 	}
 	c.pending = &last
+	prevWM := int64(0)
+	if last.BatchID > 0 {
+		prev, err := c.dir.Offsets(last.BatchID - 1)
+		if err != nil {
+			return err
+		}
+		prevWM = prev.BatchWatermarkMs * 1000
+	}
 	b := &batchRun{
-		id:          last.BatchID,
-		starts:      starts,
-		ends:        ends,
-		watermarkUs: last.BatchWatermarkMs * 1000,
-		timestampMs: last.BatchTimestampMs,
-		durations:   map[string]int64{},
-		triggerAt:   q.clock(),
+		id:              last.BatchID,
+		starts:          starts,
+		ends:            ends,
+		prevWatermarkUs: prevWM,
+		watermarkUs:     last.BatchWatermarkMs * 1000,
+		timestampMs:     last.BatchTimestampMs,
+		durations:       map[string]int64{},
+		triggerAt:       q.clock(),
 	}
 	return q.execute(ctx, b)
 }
@@ -218,7 +224,12 @@ func (c *checkpointer) restoreState(_ context.Context, version int64) error {
 	if version < 0 {
 		return nil
 	}
-	return restoreChangelog(c.store, statefulOp, c.q.c.state, c.q.c.state.numPartitions(), c.policy)
+	for _, st := range c.q.c.stages {
+		if err := restoreChangelog(c.store, st.id, st.op, st.op.numPartitions(), st.policy); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (c *checkpointer) storedWatermark() (int64, error) {
@@ -258,9 +269,11 @@ func (c *checkpointer) commitState(b *batchRun, nextWMUs int64) error {
 		return nil
 	}
 	txn := c.store.Begin(b.id)
-	if err := persistChangelog(txn, statefulOp, b.id, c.q.c.state, c.q.c.state.numPartitions(), c.policy, c.q.cfg.MinDeltasForSnapshot); err != nil {
-		txn.Abort()
-		return err
+	for _, st := range c.q.c.stages {
+		if err := persistChangelog(txn, st.id, b.id, st.op, st.op.numPartitions(), st.policy, c.q.cfg.MinDeltasForSnapshot); err != nil {
+			txn.Abort()
+			return err
+		}
 	}
 	txn.Put(metaStateOp, 0, nextWatermarkKey, binary.BigEndian.AppendUint64(nil, uint64(nextWMUs/1000)))
 	if err := txn.Commit(); err != nil {

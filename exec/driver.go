@@ -130,18 +130,19 @@ func (q *Query) trigger(ctx context.Context, start time.Time) (bool, error) {
 		}
 	}
 	latestMs := time.Since(t0).Milliseconds()
-	noData := !hasData && q.c.state != nil && q.c.state.closesByWatermark() && q.watermarkUs > q.lastBatchWM
+	noData := !hasData && q.closesByWatermark() && q.watermarkUs > q.lastBatchWM
 	if !hasData && !noData {
 		return false, nil
 	}
 	b := &batchRun{
-		id:          q.batchID,
-		starts:      q.starts,
-		ends:        ends,
-		watermarkUs: q.watermarkUs,
-		timestampMs: start.UnixMilli(),
-		durations:   map[string]int64{"latestOffset": latestMs},
-		triggerAt:   start,
+		id:              q.batchID,
+		starts:          q.starts,
+		ends:            ends,
+		prevWatermarkUs: max(q.lastBatchWM, 0),
+		watermarkUs:     q.watermarkUs,
+		timestampMs:     start.UnixMilli(),
+		durations:       map[string]int64{"latestOffset": latestMs},
+		triggerAt:       start,
 	}
 	if q.ckpt != nil {
 		t := time.Now()
@@ -159,6 +160,17 @@ func (q *Query) trigger(ctx context.Context, start time.Time) (bool, error) {
 	return true, nil
 }
 
+// closesByWatermark reports whether a moving watermark makes some stateful
+// operator emit or evict, so a no-data batch is worth running.
+func (q *Query) closesByWatermark() bool {
+	for _, st := range q.c.stages {
+		if st.op.closesByWatermark() {
+			return true
+		}
+	}
+	return false
+}
+
 // batchRun is one micro-batch: its planned range, its fixed watermark and
 // timestamp, and what running it produced.
 type batchRun struct {
@@ -174,8 +186,11 @@ type batchRun struct {
 	outputRows int64
 	dropped    int64
 	stats      []eventStats // per watermark operator
-	stateOp    *StateOperator
-	badRecords []int64 // per source, routed to the dead-letter sink
+	stateOps   []StateOperator
+	// prevWatermarkUs is the watermark of the batch before: stages fed by
+	// other stages filter late rows with it.
+	prevWatermarkUs int64
+	badRecords      []int64 // per source, routed to the dead-letter sink
 	// operatorBadRecords were rejected by operators (FromJSON).
 	operatorBadRecords int64
 }
@@ -211,8 +226,8 @@ func (q *Query) execute(ctx context.Context, b *batchRun) error {
 		if err := q.fault(StepStateCommitted, b.id); err != nil {
 			return err
 		}
-		if b.stateOp != nil {
-			b.stateOp.CommitTimeMs = time.Since(t).Milliseconds()
+		for i := range b.stateOps {
+			b.stateOps[i].CommitTimeMs = time.Since(t).Milliseconds()
 		}
 		if err := q.ckpt.commit(b, q.watermarkUs); err != nil {
 			return err
@@ -344,7 +359,7 @@ func (q *Query) runBatch(ctx context.Context, b *batchRun) (err error) {
 	out := &sinkWriter{w: w, skip: w.Skip()}
 	var late *lateRouter
 	var lateW sinks.BatchWriter
-	if q.cfg.LateSink != nil && c.state != nil {
+	if q.cfg.LateSink != nil && len(c.stages) == 1 {
 		lateW, err = q.cfg.LateSink.Begin(ctx, sinks.BatchInfo{QueryID: q.id, BatchID: b.id, Mode: sinks.Append, Schema: c.state.inputSchema()})
 		if err != nil {
 			w.Abort()
@@ -384,11 +399,9 @@ func (q *Query) runBatch(ctx context.Context, b *batchRun) (err error) {
 			if err != nil {
 				return err
 			}
-			if c.state != nil {
-				if c.sides != nil {
-					t.side = c.sides[src]
-				}
-				return c.state.prepare(t, batch, shuf[i], late)
+			if st := c.scanStage[src]; st != nil {
+				t.side = c.sides[src]
+				return st.op.prepare(t, batch, shuf[i], late)
 			}
 			return out.write(ctx, t, batch)
 		})
@@ -406,8 +419,14 @@ func (q *Query) runBatch(ctx context.Context, b *batchRun) (err error) {
 			b.stats[i].merge(t.wm[i])
 		}
 	}
-	if c.state != nil {
-		if err := q.runStateful(ctx, b, shuf, out); err != nil {
+	if len(c.stages) > 0 {
+		inputs := map[*stage][]*shuffled{}
+		for i, task := range tasks {
+			if st := c.scanStage[task.src]; st != nil {
+				inputs[st] = append(inputs[st], shuf[i])
+			}
+		}
+		if err := q.runStages(ctx, b, inputs, out); err != nil {
 			return err
 		}
 	}
@@ -433,82 +452,123 @@ func (q *Query) newTask(ctx context.Context, wm int64) *task {
 	return &task{ctx: ctx, mem: q.mem, wm: make([]eventStats, len(q.c.watermarks)), watermarkUs: wm, inputRows: make([]int64, len(q.c.scans))}
 }
 
-// runStateful runs the update and emit phases of the stateful operator and
-// writes the emitted rows, partition by partition, through the operators
-// above it.
-func (q *Query) runStateful(ctx context.Context, b *batchRun, shuf []*shuffled, out *sinkWriter) error {
-	a := q.c.state
-	t0 := time.Now()
-	for _, s := range shuf {
-		b.dropped += s.dropped
-	}
-	p := a.numPartitions()
-	if err := parallel(ctx, p, q.cfg.Parallelism, func(_ context.Context, i int) error {
-		return a.update(i, shuf)
-	}); err != nil {
-		return err
-	}
-	for i, s := range shuf {
-		s.release()
-		shuf[i] = nil
-	}
-	updateMs := time.Since(t0).Milliseconds()
-	t1 := time.Now()
-	recs := make([][]arrow.RecordBatch, p)
-	updated := make([]int64, p)
-	removed := make([]int64, p)
+// runStages runs the stateful operators in dependency order. Each runs its
+// update and emit phases over the batches routed to it; a stage's output
+// goes through the operators after it into the next stage (whose late-row
+// filter uses the previous batch's watermark, as Spark does for chained
+// stateful operators: rows a stage emits because this batch's watermark
+// closed them are not late for the next one) or, for the last, to the sink.
+func (q *Query) runStages(ctx context.Context, b *batchRun, inputs map[*stage][]*shuffled, out *sinkWriter) error {
 	defer func() {
-		for _, rs := range recs {
-			for _, r := range rs {
-				if r != nil {
-					r.Release()
-				}
+		for _, ins := range inputs {
+			for _, s := range ins {
+				s.release()
 			}
 		}
 	}()
-	if err := parallel(ctx, p, q.cfg.Parallelism, func(_ context.Context, i int) error {
-		r, u, rm, err := a.emit(q.mem, i, b.watermarkUs)
-		recs[i], updated[i], removed[i] = r, u, rm
-		return err
-	}); err != nil {
-		return err
+	for _, st := range q.c.stages {
+		recs, op, err := q.runStage(ctx, b, st, inputs[st])
+		for _, s := range inputs[st] {
+			s.release()
+		}
+		delete(inputs, st)
+		b.stateOps = append(b.stateOps, op)
+		if err != nil {
+			releaseAll(recs)
+			return err
+		}
+		if err := q.forward(ctx, b, st, recs, inputs, out); err != nil {
+			return err
+		}
 	}
-	post := q.newTask(ctx, b.watermarkUs)
-	for _, rs := range recs {
-		for j, r := range rs {
-			if r == nil {
-				continue
-			}
-			rs[j] = nil
-			batch, err := q.c.post.run(post, columnar.Batch{Rec: r})
-			if err != nil {
-				return err
-			}
-			if err := out.write(ctx, post, batch); err != nil {
-				return err
-			}
+	return nil
+}
+
+// forward hands a stage's output records (taking them over) to the next
+// stage or to the sink.
+func (q *Query) forward(ctx context.Context, b *batchRun, st *stage, recs []arrow.RecordBatch, inputs map[*stage][]*shuffled, out *sinkWriter) error {
+	defer releaseAll(recs)
+	var t *task
+	post := q.c.post
+	sh := &shuffled{}
+	if st.next == nil {
+		t = q.newTask(ctx, b.watermarkUs)
+	} else {
+		t = q.newTask(ctx, b.prevWatermarkUs)
+		t.side = st.nextSide
+		post = st.post
+		inputs[st.next] = append(inputs[st.next], sh)
+	}
+	for i, r := range recs {
+		recs[i] = nil
+		batch, err := post.run(t, columnar.Batch{Rec: r})
+		if err != nil {
+			return err
+		}
+		if st.next == nil {
+			err = out.write(ctx, t, batch)
+		} else {
+			err = st.next.op.prepare(t, batch, sh, nil)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	for i := range b.stats {
-		b.stats[i].merge(post.wm[i])
+		b.stats[i].merge(t.wm[i])
 	}
-	rows, bytes := a.stateRows()
-	op := &StateOperator{
-		OperatorName:              a.name(),
-		NumRowsTotal:              rows,
-		AllUpdatesTimeMs:          updateMs,
-		AllRemovalsTimeMs:         time.Since(t1).Milliseconds(),
-		MemoryUsedBytes:           bytes,
-		NumRowsDroppedByWatermark: b.dropped,
-		NumShufflePartitions:      int64(p),
-		NumStateStoreInstances:    int64(p),
+	return nil
+}
+
+func releaseAll(recs []arrow.RecordBatch) {
+	for _, r := range recs {
+		if r != nil {
+			r.Release()
+		}
 	}
+}
+
+// runStage runs the update and emit phases of one stateful operator and
+// returns its output records in partition order.
+func (q *Query) runStage(ctx context.Context, b *batchRun, st *stage, shuf []*shuffled) ([]arrow.RecordBatch, StateOperator, error) {
+	a := st.op
+	t0 := time.Now()
+	var dropped int64
+	for _, s := range shuf {
+		dropped += s.dropped
+	}
+	b.dropped += dropped
+	p := a.numPartitions()
+	op := StateOperator{OperatorName: a.name(), NumRowsDroppedByWatermark: dropped, NumShufflePartitions: int64(p), NumStateStoreInstances: int64(p)}
+	if err := parallel(ctx, p, q.cfg.Parallelism, func(_ context.Context, i int) error {
+		return a.update(i, shuf)
+	}); err != nil {
+		return nil, op, err
+	}
+	op.AllUpdatesTimeMs = time.Since(t0).Milliseconds()
+	t1 := time.Now()
+	parts := make([][]arrow.RecordBatch, p)
+	updated := make([]int64, p)
+	removed := make([]int64, p)
+	err := parallel(ctx, p, q.cfg.Parallelism, func(_ context.Context, i int) error {
+		r, u, rm, err := a.emit(q.mem, i, b.watermarkUs)
+		parts[i], updated[i], removed[i] = r, u, rm
+		return err
+	})
+	var recs []arrow.RecordBatch
+	for _, rs := range parts {
+		recs = append(recs, rs...)
+	}
+	if err != nil {
+		return recs, op, err
+	}
+	op.NumRowsTotal, op.MemoryUsedBytes = a.stateRows()
+	op.AllRemovalsTimeMs = time.Since(t1).Milliseconds()
 	for i := range updated {
 		op.NumRowsUpdated += updated[i]
 		op.NumRowsRemoved += removed[i]
 	}
-	b.stateOp = op
-	return nil
+	return recs, op, nil
 }
 
 // report builds the progress event of batch b and hands it to listeners.
@@ -583,10 +643,7 @@ func (q *Query) report(b *batchRun, prevStarts []sources.Offset) {
 			p.NumDeadLetterRows += n
 		}
 	}
-	p.StateOperators = []StateOperator{}
-	if b.stateOp != nil {
-		p.StateOperators = append(p.StateOperators, *b.stateOp)
-	}
+	p.StateOperators = append([]StateOperator{}, b.stateOps...)
 	q.mu.Lock()
 	q.progress = append(q.progress, p)
 	if len(q.progress) > q.cfg.RecentProgressSize {

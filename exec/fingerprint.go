@@ -24,16 +24,17 @@ type operatorFingerprint struct {
 
 func fingerprint(c *compiled) planFingerprint {
 	fp := planFingerprint{Operators: []operatorFingerprint{}}
-	if c.state != nil {
-		fp.Operators = append(fp.Operators, c.state.fingerprint())
+	for _, st := range c.stages {
+		fp.Operators = append(fp.Operators, st.op.fingerprint())
 	}
 	return fp
 }
 
 func (a *aggOperator) fingerprint() operatorFingerprint {
 	op := operatorFingerprint{Operator: "aggregate"}
-	for i, k := range a.node.Keys {
-		op.Keys = append(op.Keys, fmt.Sprintf("%s: %s", plan.Unalias(k), columnar.TypeName(a.keyTypes[i])))
+	for _, k := range a.node.Keys {
+		t, _ := plan.TypeOf(k, a.inSch)
+		op.Keys = append(op.Keys, fmt.Sprintf("%s: %s", plan.Unalias(k), columnar.TypeName(t)))
 	}
 	for _, e := range a.node.Aggs {
 		ag := plan.Unalias(e).(plan.Agg)

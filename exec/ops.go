@@ -173,7 +173,7 @@ type watermarkInfo struct {
 // compileChain appends the stateless operators of n (down to its scans) to
 // the chains of the scans under it; it stops at a stateful operator, which
 // it returns.
-func (q *compiled) compileChain(n plan.Node, chains map[int]chain) (plan.Node, error) {
+func (q *compiled) compileChain(n plan.Node, chains map[int]chain, post *chain) (plan.Node, error) {
 	switch n := n.(type) {
 	case *plan.Scan:
 		chains[n.Index] = nil
@@ -185,7 +185,7 @@ func (q *compiled) compileChain(n plan.Node, chains map[int]chain) (plan.Node, e
 			return n, nil // a stream-stream join is stateful
 		}
 		below := map[int]chain{}
-		stateNode, err := q.compileChain(n.Left, below)
+		stateNode, err := q.compileChain(n.Left, below, post)
 		if err != nil {
 			return nil, err
 		}
@@ -195,7 +195,7 @@ func (q *compiled) compileChain(n plan.Node, chains map[int]chain) (plan.Node, e
 		}
 		q.staticJoins = append(q.staticJoins, o)
 		if stateNode != nil {
-			q.post = append(q.post, o)
+			*post = append(*post, o)
 			return stateNode, nil
 		}
 		for k, c := range below {
@@ -204,7 +204,7 @@ func (q *compiled) compileChain(n plan.Node, chains map[int]chain) (plan.Node, e
 		return nil, nil
 	case *plan.Union:
 		for _, in := range n.Inputs {
-			a, err := q.compileChain(in, chains)
+			a, err := q.compileChain(in, chains, post)
 			if err != nil {
 				return nil, err
 			}
@@ -216,7 +216,7 @@ func (q *compiled) compileChain(n plan.Node, chains map[int]chain) (plan.Node, e
 	}
 	child := n.Children()[0]
 	below := map[int]chain{}
-	stateNode, err := q.compileChain(child, below)
+	stateNode, err := q.compileChain(child, below, post)
 	if err != nil {
 		return nil, err
 	}
@@ -249,7 +249,7 @@ func (q *compiled) compileChain(n plan.Node, chains map[int]chain) (plan.Node, e
 		return nil, fmt.Errorf("unsupported plan node %s", n.Describe())
 	}
 	if stateNode != nil {
-		q.post = append(q.post, o)
+		*post = append(*post, o)
 		return stateNode, nil
 	}
 	for k, c := range below {

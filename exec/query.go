@@ -68,10 +68,15 @@ var ErrStopped = errors.New("query stopped")
 
 // compiled is the physical form of a plan.
 type compiled struct {
-	scans      []*plan.Scan
-	chains     map[int]chain // per scan index: ops up to the stateful operator or sink
-	state      stateful      // nil for a stateless query
-	post       chain         // ops above the stateful operator
+	scans  []*plan.Scan
+	chains map[int]chain // per scan index: ops up to its stateful operator or the sink
+	// stages are the stateful operators in dependency order (inputs
+	// first); the last one feeds the sink. scanStage and sides say which
+	// stage and input each scan feeds.
+	stages     []*stage
+	scanStage  map[int]*stage
+	state      stateful // the last stage's operator; nil for a stateless query
+	post       chain    // ops above the last stateful operator
 	watermarks []watermarkInfo
 	outSchema  *arrow.Schema
 	// operatorDeadLetters collects records operators reject (FromJSON),
@@ -79,7 +84,8 @@ type compiled struct {
 	operatorDeadLetters *deadLetters
 	// now is the running batch's timestamp in µs (current_timestamp()).
 	now *atomic.Int64
-	// sides maps a scan to the input of a stream-stream join it feeds.
+	// sides maps a scan to the input of the stateful operator it feeds
+	// (0, or 1 for the right side of a stream-stream join).
 	sides map[int]int8
 	// mem allocates static tables; staticJoins are the stream-static joins.
 	mem         memory.Allocator
@@ -227,7 +233,7 @@ func compile(cfg Config) (_ *compiled, err error) {
 		seen[s] = true
 		s.Index = i // sources are numbered in plan order, the order of the offsets log
 	}
-	top, err := c.compileChain(cfg.Plan, c.chains)
+	top, err := c.compileChain(cfg.Plan, c.chains, &c.post)
 	if err != nil {
 		return nil, err
 	}
@@ -236,68 +242,16 @@ func compile(cfg Config) (_ *compiled, err error) {
 			return nil, fmt.Errorf("complete output mode is not supported when there are no streaming aggregations")
 		}
 	} else {
-		if inner := findStateful(top.Children()[0]); inner != nil {
-			return nil, fmt.Errorf("%s over %s: more than one stateful operator in a query is not supported yet", top.Describe(), inner.Describe())
-		}
-		below := map[int]chain{}
-		if _, err := c.compileChain(top.Children()[0], below); err != nil {
+		c.chains = map[int]chain{}
+		c.scanStage = map[int]*stage{}
+		c.sides = map[int]int8{}
+		final, err := c.buildStage(top, cfg, cfg.Mode)
+		if err != nil {
 			return nil, err
 		}
-		if j, ok := top.(*plan.Join); ok {
-			// both inputs of a stream-stream join feed the operator
-			if inner := findStateful(j.Right); inner != nil {
-				return nil, fmt.Errorf("%s over %s: more than one stateful operator in a query is not supported yet", top.Describe(), inner.Describe())
-			}
-			right := map[int]chain{}
-			if _, err := c.compileChain(j.Right, right); err != nil {
-				return nil, err
-			}
-			c.sides = map[int]int8{}
-			for k, ch := range right {
-				below[k] = ch
-				c.sides[k] = 1
-			}
-		}
-		c.chains = below
-		switch n := top.(type) {
-		case *plan.Aggregate:
-			if hasSession(n) {
-				if cfg.Mode != sinks.Append {
-					return nil, fmt.Errorf("%s output mode is not supported for session windows: use Append (Spark supports Append and Complete; Millrace only Append so far)", cfg.Mode)
-				}
-				s, err := newSessionOperator(n, cfg.StatePartitions, cfg.Allocator)
-				if err != nil {
-					return nil, err
-				}
-				c.state = s
-				break
-			}
-			a, err := newAggOperator(n, cfg.Mode, cfg.StatePartitions)
-			if err != nil {
-				return nil, err
-			}
-			if err := checkAggMode(a, n, cfg.Mode); err != nil {
-				return nil, err
-			}
-			c.state = a
-		case *plan.Join:
-			if cfg.Mode != sinks.Append {
-				return nil, fmt.Errorf("%s output mode is not supported for stream-stream joins: use Append", cfg.Mode)
-			}
-			j, err := newStreamJoin(n, cfg.StatePartitions, cfg.Allocator)
-			if err != nil {
-				return nil, err
-			}
-			c.state = j
-		case *plan.Deduplicate:
-			if cfg.Mode == sinks.Complete {
-				return nil, fmt.Errorf("complete output mode is not supported for dropDuplicates: use Append")
-			}
-			d, err := newDedupOperator(n, cfg.StatePartitions, cfg.Allocator)
-			if err != nil {
-				return nil, err
-			}
-			c.state = d
+		c.state = final.op
+		for i, st := range c.stages {
+			st.id = i
 		}
 	}
 	if mc, ok := cfg.Sink.(sinks.ModeChecker); ok && !mc.SupportsMode(cfg.Mode) {
@@ -320,9 +274,87 @@ func (c *compiled) release() {
 	for _, o := range c.staticJoins {
 		o.release()
 	}
-	if c.state != nil {
-		c.state.release()
+	for _, st := range c.stages {
+		if st.op != nil {
+			st.op.release()
+		}
 	}
+}
+
+// buildStage compiles the stateful node n, and the stages and chains below
+// it, appending the stages to c.stages in dependency order (inputs first).
+// mode is the output mode the operator runs in: the query's for the last
+// stage, Append for the others (a downstream operator needs rows that will
+// not change).
+func (c *compiled) buildStage(n plan.Node, cfg Config, mode sinks.OutputMode) (*stage, error) {
+	st := &stage{}
+	inputs := n.Children()
+	if j, ok := n.(*plan.Join); ok {
+		inputs = []plan.Node{j.Left, j.Right}
+	}
+	for side, in := range inputs {
+		chains := map[int]chain{}
+		var edge chain
+		up, err := c.compileChain(in, chains, &edge)
+		if err != nil {
+			return nil, err
+		}
+		if up != nil {
+			if len(chains) > 0 {
+				return nil, fmt.Errorf("%s: an input mixing a stateful operator's output with a source is not supported", n.Describe())
+			}
+			upSt, err := c.buildStage(up, cfg, sinks.Append)
+			if err != nil {
+				return nil, err
+			}
+			upSt.post, upSt.next, upSt.nextSide = edge, st, int8(side)
+			continue
+		}
+		for k, ch := range chains {
+			c.chains[k] = ch
+			c.scanStage[k] = st
+			c.sides[k] = int8(side)
+		}
+	}
+	op, err := newStateful(n, cfg, mode)
+	if err != nil {
+		return nil, err
+	}
+	st.op = op
+	c.stages = append(c.stages, st)
+	return st, nil
+}
+
+// newStateful builds the operator of a stateful node running in mode.
+func newStateful(n plan.Node, cfg Config, mode sinks.OutputMode) (stateful, error) {
+	switch n := n.(type) {
+	case *plan.Aggregate:
+		if hasSession(n) {
+			if mode != sinks.Append {
+				return nil, fmt.Errorf("%s output mode is not supported for session windows: use Append (Spark supports Append and Complete; Millrace only Append so far)", mode)
+			}
+			return newSessionOperator(n, cfg.StatePartitions, cfg.Allocator)
+		}
+		a, err := newAggOperator(n, mode, cfg.StatePartitions)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkAggMode(a, n, mode); err != nil {
+			return nil, err
+		}
+		return a, nil
+	case *plan.Join:
+		if mode != sinks.Append {
+			return nil, fmt.Errorf("%s output mode is not supported for stream-stream joins: use Append", mode)
+		}
+		return newStreamJoin(n, cfg.StatePartitions, cfg.Allocator)
+	case *plan.Deduplicate:
+		if mode == sinks.Complete {
+			return nil, fmt.Errorf("complete output mode is not supported for dropDuplicates: use Append")
+		}
+		return newDedupOperator(n, cfg.StatePartitions, cfg.Allocator)
+	}
+	return nil, fmt.Errorf("internal: %s is not a stateful operator", n.Describe())
 }
 
 // findStateful returns the first stateful node of a plan, or nil.

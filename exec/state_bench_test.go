@@ -100,7 +100,7 @@ func BenchmarkStateCommit(b *testing.B) {
 			}
 		}
 		txn := store.Begin(int64(i))
-		if err := persistChangelog(txn, statefulOp, int64(i), a, parts, policy, DefaultMinDeltasForSnapshot); err != nil {
+		if err := persistChangelog(txn, 0, int64(i), a, parts, policy, DefaultMinDeltasForSnapshot); err != nil {
 			b.Fatal(err)
 		}
 		if err := txn.Commit(); err != nil {

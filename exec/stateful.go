@@ -33,3 +33,16 @@ type stateful interface {
 	// query ends.
 	release()
 }
+
+// stage is one stateful operator of a query and where its output goes.
+type stage struct {
+	op stateful
+	id int // its operator id in the state store: its position in the stages
+	// post runs on the operator's output; next is the stage it feeds, on
+	// input nextSide (nil: the sink, through compiled.post).
+	post     chain
+	next     *stage
+	nextSide int8
+	// policy says when each state partition writes a snapshot.
+	policy []snapshotPolicy
+}

@@ -49,6 +49,12 @@ type joinSide struct {
 	// evicted).
 	bufSchema *arrow.Schema
 	bufTime   int
+	// structKeys are the window key columns, expanded into start and end
+	// columns after the side's own; windowKey says a watermarked window
+	// key serves as the event time (its end).
+	structKeys []int
+	windowKey  bool
+	bufFields  []arrow.Field
 }
 
 type joinPartition struct {
@@ -85,19 +91,56 @@ func newStreamJoin(n *plan.Join, partitions int, mem memory.Allocator) (*streamJ
 			side.outCols = append(side.outCols, i)
 		}
 		// Records carry no plan metadata (watermark markers): the buffer's
-		// schema is the side's fields without it.
+		// schema is the side's fields without it, plus the start and end of
+		// each window key (a struct is keyed by its two timestamps).
 		var fields []arrow.Field
 		for _, f := range sch.Fields() {
 			f.Metadata = arrow.Metadata{}
 			fields = append(fields, f)
 		}
 		side.bufTime = side.timeCol
-		if side.timeCol < 0 {
-			fields = append(fields, arrow.Field{Name: "__millrace_join_time", Type: arrow.PrimitiveTypes.Int64})
-			side.bufTime = sch.NumFields()
+		for i, k := range side.keys {
+			f := sch.Field(k)
+			if !arrow.TypeEqual(f.Type, plan.WindowType) {
+				continue
+			}
+			side.structKeys = append(side.structKeys, k)
+			start := len(fields)
+			fields = append(fields,
+				arrow.Field{Name: fmt.Sprintf("__millrace_key%d_start", i), Type: columnar.Timestamp},
+				arrow.Field{Name: fmt.Sprintf("__millrace_key%d_end", i), Type: columnar.Timestamp})
+			side.keys[i] = start
+			side.keys = append(side.keys, start+1)
+			if _, ok := plan.WatermarkDelay(f); ok && side.timeCol < 0 && !side.windowKey {
+				// a window key with a watermark can bound the state: rows
+				// match only rows of the same window, which closes at its end
+				side.bufTime, side.windowKey = start+1, true
+			}
 		}
-		side.bufSchema = arrow.NewSchema(fields, nil)
+		side.bufFields = fields
 		j.sides[s] = side
+	}
+	if j.sides[0].windowKey && j.sides[1].windowKey && n.TimeLeft == "" {
+		// joined on their windows: a row matches rows of its own window
+		j.lower, j.upper = 0, 0
+		for s := range j.sides {
+			j.sides[s].timeCol, j.sides[s].late = j.sides[s].bufTime, true
+		}
+	} else {
+		for s := range j.sides {
+			if j.sides[s].windowKey {
+				j.sides[s].windowKey, j.sides[s].bufTime = false, -1
+			}
+		}
+	}
+	for s := range j.sides {
+		side := &j.sides[s]
+		if side.bufTime < 0 {
+			// a constant time: without a range, rows are never evicted
+			side.bufFields = append(side.bufFields, arrow.Field{Name: "__millrace_join_time", Type: arrow.PrimitiveTypes.Int64})
+			side.bufTime = len(side.bufFields) - 1
+		}
+		side.bufSchema = arrow.NewSchema(side.bufFields, nil)
 	}
 	if err := j.check(); err != nil {
 		return nil, err
@@ -159,7 +202,8 @@ func (j *streamJoin) closesByWatermark() bool {
 func (j *streamJoin) fingerprint() operatorFingerprint {
 	op := operatorFingerprint{Operator: "streamJoin " + j.node.How.String()}
 	for i := range j.node.LeftKeys {
-		f := j.sides[0].schema.Field(j.sides[0].keys[i])
+		idx, _ := columnar.FieldIndex(j.sides[0].schema, j.node.LeftKeys[i])
+		f := j.sides[0].schema.Field(idx)
 		op.Keys = append(op.Keys, fmt.Sprintf("%s = %s: %s", j.node.LeftKeys[i], j.node.RightKeys[i], columnar.TypeName(f.Type)))
 	}
 	op.Aggs = []string{fmt.Sprintf("left %s", columnar.FieldNames(j.sides[0].schema)), fmt.Sprintf("right %s", columnar.FieldNames(j.sides[1].schema))}
@@ -171,8 +215,22 @@ func (j *streamJoin) prepare(t *task, b columnar.Batch, out *shuffled, late *lat
 	defer b.Release()
 	side := &j.sides[t.side]
 	sel := b.Sel
+	// the buffer's record: the side's columns, the window keys' start and
+	// end, and the constant time column when the buffer needs one
+	cols := append([]arrow.Array(nil), b.Rec.Columns()...)
+	for _, k := range side.structKeys {
+		st := b.Rec.Column(k).(*array.Struct)
+		cols = append(cols, st.Field(0), st.Field(1))
+	}
+	if len(cols) < side.bufSchema.NumFields() {
+		zeros := constZeros(t.mem, int(b.Rec.NumRows()))
+		defer zeros.Release()
+		cols = append(cols, zeros)
+	}
+	rec := array.NewRecordBatch(side.bufSchema, cols, b.Rec.NumRows())
+	defer rec.Release()
 	if side.late && t.watermarkUs != noWatermark {
-		tsCol := b.Rec.Column(side.timeCol)
+		tsCol := rec.Column(side.timeCol)
 		kept, err := kernels.CompareScalar(kernels.Gt, tsCol, t.watermarkUs, b.Sel, nil)
 		if err != nil {
 			return err
@@ -197,15 +255,6 @@ func (j *streamJoin) prepare(t *task, b columnar.Batch, out *shuffled, late *lat
 	if sel != nil && len(sel) == 0 {
 		return nil
 	}
-	// the buffer's schema, with the constant time column when it needs one
-	cols := append([]arrow.Array(nil), b.Rec.Columns()...)
-	if side.timeCol < 0 {
-		zeros := constZeros(t.mem, int(b.Rec.NumRows()))
-		defer zeros.Release()
-		cols = append(cols, zeros)
-	}
-	rec := array.NewRecordBatch(side.bufSchema, cols, b.Rec.NumRows())
-	defer rec.Release()
 	p := len(j.parts)
 	if out.parts == nil {
 		out.parts = make([][]columnar.Batch, p)

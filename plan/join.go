@@ -167,7 +167,7 @@ func NewJoin(left, right Node, cond Expr, how JoinType) (*Join, error) {
 		if !arrow.TypeEqual(lf.Type, rf.Type) {
 			return nil, fmt.Errorf("join: key %s is %s but %s is %s; cast one side", j.LeftKeys[i], columnar.TypeName(lf.Type), j.RightKeys[i], columnar.TypeName(rf.Type))
 		}
-		if !keyType(lf.Type) {
+		if !keyType(lf.Type) && !arrow.TypeEqual(lf.Type, WindowType) {
 			return nil, fmt.Errorf("join: cannot join on %s of type %s", j.LeftKeys[i], columnar.TypeName(lf.Type))
 		}
 	}

@@ -209,11 +209,11 @@ func NewAggregate(in Node, keys, aggs []Expr) (*Aggregate, error) {
 			idx, _ := columnar.FieldIndex(s, k.Name)
 			f.Metadata = s.Field(idx).Metadata
 		default:
-			if !keyType(t) {
+			if !keyType(t) && !arrow.TypeEqual(t, WindowType) {
 				return nil, fmt.Errorf("groupBy %s: cannot group by %s", k, columnar.TypeName(t))
 			}
 		}
-		if !keyType(t) && t != WindowType {
+		if !keyType(t) && !arrow.TypeEqual(t, WindowType) {
 			return nil, fmt.Errorf("groupBy %s: cannot group by %s", k, columnar.TypeName(t))
 		}
 		if err := add(f); err != nil {

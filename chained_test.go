@@ -1,0 +1,303 @@
+package millrace_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace"
+	"github.com/millrace/millrace/internal/testutil"
+	memsrc "github.com/millrace/millrace/sources/memory"
+)
+
+// TestChainedAggregations: an aggregation of an aggregation's output — per
+// 1-minute window, the busiest campaign's click count — in Append mode.
+// The inner aggregation emits a window once the watermark closes it; the
+// outer one groups by that window column and emits in the same batch.
+// Checked against a naive evaluation over all input (no late rows, so the
+// result is the windows closed by the final watermark).
+func TestChainedAggregations(t *testing.T) {
+	const delay = 10 * second
+	data := genClicks(6000, 51, 0)
+	var maxTS int64
+	perWindow := map[int64]map[string]int64{}
+	for _, c := range data {
+		if c.ts == nil || c.campaign == nil {
+			continue
+		}
+		maxTS = max(maxTS, *c.ts)
+		w := *c.ts - mod(*c.ts, 60*second)
+		if perWindow[w] == nil {
+			perWindow[w] = map[string]int64{}
+		}
+		perWindow[w][*c.campaign]++
+	}
+	wm := (maxTS - delay) / 1000 * 1000
+	var want [][]any
+	for w, counts := range perWindow {
+		if w+60*second > wm {
+			continue
+		}
+		var best int64
+		for _, n := range counts {
+			best = max(best, n)
+		}
+		want = append(want, []any{[]any{w, w + 60*second}, best, int64(len(counts))})
+	}
+	for _, k := range []int{1, 10, 100} {
+		t.Run(fmt.Sprintf("%d-triggers", k), func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			src := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
+			counts := millrace.ReadStream(src).Filter(millrace.Col("campaign").IsNotNull()).
+				WithWatermark("event_time", time.Duration(delay)*time.Microsecond).
+				GroupBy(millrace.Window(millrace.Col("event_time"), time.Minute), millrace.Col("campaign")).
+				Agg(millrace.Count().As("n"))
+			busiest := counts.GroupBy(millrace.Col("window")).
+				Agg(millrace.Max(millrace.Col("n")).As("max_clicks"), millrace.Count().As("campaigns"))
+			rec := testutil.NewRecorder()
+			ctx := context.Background()
+			q, err := busiest.WriteStream(rec).Allocator(mem).StatePartitions(3).Start(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range split(data, k) {
+				if _, err := src.AddRows(clickRows(c)...); err != nil {
+					t.Fatal(err)
+				}
+				if err := q.ProcessAllAvailable(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := q.Stop(); err != nil {
+				t.Fatal(err)
+			}
+			if d := testutil.Diff(rec.All(), want); d != "" {
+				t.Fatal(d)
+			}
+			if len(want) < 5 {
+				t.Fatal("too few windows")
+			}
+			if n := len(q.LastProgress().StateOperators); n != 2 {
+				t.Fatalf("progress reports %d state operators, want 2", n)
+			}
+		})
+	}
+}
+
+// TestWindowOnWindowJoin joins two windowed aggregations on their window and
+// key (Nexmark q8's shape): clicks per (minute, campaign) with impression
+// cost per (minute, ad), matched when both windows have closed. Checked
+// against a naive evaluation (no late rows).
+func TestWindowOnWindowJoin(t *testing.T) {
+	const delay = 10 * second
+	clicks := genClicks(3000, 61, 0)
+	imps := genImps(3000, 67, 0)
+	var maxC, maxI int64
+	clickN := map[string]int64{}
+	for _, c := range clicks {
+		if c.ts == nil || c.campaign == nil {
+			continue
+		}
+		maxC = max(maxC, *c.ts)
+		clickN[fmt.Sprint(*c.ts-mod(*c.ts, 60*second), "|", *c.campaign)]++
+	}
+	costs := map[string]int64{}
+	for _, x := range imps {
+		if x.ts == nil || x.ad == nil {
+			continue
+		}
+		maxI = max(maxI, *x.ts)
+		costs[fmt.Sprint(*x.ts-mod(*x.ts, 60*second), "|", *x.ad)] += x.cost
+	}
+	wm := (min(maxC, maxI) - delay) / 1000 * 1000
+	var want [][]any
+	for k, n := range clickN {
+		c, ok := costs[k]
+		var w int64
+		var camp string
+		fmt.Sscanf(strings.Replace(k, "|", " ", 1), "%d %s", &w, &camp)
+		if !ok || w+60*second > wm {
+			continue
+		}
+		win := []any{w, w + 60*second}
+		want = append(want, []any{win, camp, n, win, camp, c})
+	}
+	for _, k := range []int{1, 10, 100} {
+		t.Run(fmt.Sprintf("%d-triggers", k), func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			cs := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
+			is := memsrc.New(impSchema, memsrc.WithAllocator(mem))
+			d := time.Duration(delay) * time.Microsecond
+			perCampaign := millrace.ReadStream(cs).WithWatermark("event_time", d).
+				GroupBy(millrace.Window(millrace.Col("event_time"), time.Minute), millrace.Col("campaign")).
+				Agg(millrace.Count().As("clicks"))
+			perAd := millrace.ReadStream(is).WithWatermark("imp_time", d).
+				GroupBy(millrace.Window(millrace.Col("imp_time"), time.Minute).As("imp_window"), millrace.Col("ad")).
+				Agg(millrace.Sum(millrace.Col("cost")).As("cost"))
+			joined := perCampaign.Join(perAd,
+				millrace.Col("window").Eq(millrace.Col("imp_window")).And(millrace.Col("campaign").Eq(millrace.Col("ad"))), millrace.Inner)
+			rec := testutil.NewRecorder()
+			ctx := context.Background()
+			lc, rc := split(clicks, k), splitImps(imps, k)
+			add := func(i int) {
+				if _, err := cs.AddRows(clickRows(lc[i])...); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := is.AddRows(impRows(rc[i])...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			add(0)
+			q, err := joined.WriteStream(rec).Allocator(mem).StatePartitions(3).Trigger(millrace.ProcessingTime(time.Hour)).Start(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range lc {
+				if i > 0 {
+					add(i)
+				}
+				if err := q.ProcessAllAvailable(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := q.Stop(); err != nil {
+				t.Fatal(err)
+			}
+			if d := testutil.Diff(rec.All(), want); d != "" {
+				t.Fatal(d)
+			}
+			if len(want) < 20 {
+				t.Fatalf("only %d joined windows", len(want))
+			}
+			ops := q.LastProgress().StateOperators
+			if len(ops) != 3 || ops[2].NumRowsTotal > 100 {
+				t.Fatalf("state operators %+v: want 3, the join's state bounded", ops)
+			}
+		})
+	}
+}
+
+// TestAggregateOfJoin aggregates a stream-stream join's output (Nexmark
+// q4's shape): clicks joined with the impressions of the same campaign
+// within [-5 s, +10 s], counted per (minute of the click, campaign). The
+// watermark delay (30 s) exceeds the range and the disorder, so no joined
+// row is late for the aggregation, and the result is the naive join's
+// counts for the windows the final watermark closed.
+func TestAggregateOfJoin(t *testing.T) {
+	const delay = 30 * second
+	clicks := genClicks(1500, 71, 0)
+	imps := genImps(1500, 73, 0)
+	var maxC, maxI int64
+	for _, c := range clicks {
+		if c.ts != nil {
+			maxC = max(maxC, *c.ts)
+		}
+	}
+	for _, x := range imps {
+		if x.ts != nil {
+			maxI = max(maxI, *x.ts)
+		}
+	}
+	wm := (min(maxC, maxI) - delay) / 1000 * 1000
+	counts := map[string]int64{}
+	for _, c := range clicks {
+		for _, x := range imps {
+			if c.ts == nil || x.ts == nil || c.campaign == nil || x.ad == nil || *c.campaign != *x.ad {
+				continue
+			}
+			if d := *x.ts - *c.ts; d >= -5*second && d <= 10*second {
+				counts[fmt.Sprint(*c.ts-mod(*c.ts, 60*second), " ", *c.campaign)]++
+			}
+		}
+	}
+	var want [][]any
+	for k, n := range counts {
+		var w int64
+		var camp string
+		fmt.Sscanf(k, "%d %s", &w, &camp)
+		if w+60*second <= wm {
+			want = append(want, []any{[]any{w, w + 60*second}, camp, n})
+		}
+	}
+	for _, k := range []int{1, 10, 50} {
+		t.Run(fmt.Sprintf("%d-triggers", k), func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			cs := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
+			is := memsrc.New(impSchema, memsrc.WithAllocator(mem))
+			d := time.Duration(delay) * time.Microsecond
+			joined := millrace.ReadStream(cs).WithWatermark("event_time", d).Join(
+				millrace.ReadStream(is).WithWatermark("imp_time", d),
+				millrace.Col("campaign").Eq(millrace.Col("ad")).
+					And(millrace.Col("imp_time").Between(millrace.Col("event_time").Minus(5*time.Second), millrace.Col("event_time").Plus(10*time.Second))),
+				millrace.Inner)
+			perWindow := joined.GroupBy(millrace.Window(millrace.Col("event_time"), time.Minute), millrace.Col("campaign")).
+				Agg(millrace.Count().As("matches"))
+			rec := testutil.NewRecorder()
+			ctx := context.Background()
+			lc, rc := split(clicks, k), splitImps(imps, k)
+			add := func(i int) {
+				if _, err := cs.AddRows(clickRows(lc[i])...); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := is.AddRows(impRows(rc[i])...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			add(0)
+			q, err := perWindow.WriteStream(rec).Allocator(mem).StatePartitions(3).Trigger(millrace.ProcessingTime(time.Hour)).Start(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range lc {
+				if i > 0 {
+					add(i)
+				}
+				if err := q.ProcessAllAvailable(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := q.Stop(); err != nil {
+				t.Fatal(err)
+			}
+			if d := testutil.Diff(rec.All(), want); d != "" {
+				t.Fatal(d)
+			}
+			if len(want) < 10 {
+				t.Fatalf("only %d windows", len(want))
+			}
+		})
+	}
+}
+
+// TestChainedRecovery crashes a checkpointed chain of two aggregations at
+// each step and checks the output equals an uninterrupted run's: both
+// operators' state survives, under their own operator ids.
+func TestChainedRecovery(t *testing.T) {
+	const delay = 10 * second
+	chunks := split(genClicks(3000, 81, 0), 10)
+	build := func(src *memsrc.Source) *millrace.Stream {
+		return millrace.ReadStream(src).Filter(millrace.Col("campaign").IsNotNull()).
+			WithWatermark("event_time", time.Duration(delay)*time.Microsecond).
+			GroupBy(millrace.Window(millrace.Col("event_time"), time.Minute), millrace.Col("campaign")).
+			Agg(millrace.Count().As("n")).
+			GroupBy(millrace.Col("window")).
+			Agg(millrace.Max(millrace.Col("n")).As("max_clicks"), millrace.Count().As("campaigns"))
+	}
+	want := runWithCrash(t, chunks, build, millrace.Append, "none", -1)
+	if len(want) < 3 {
+		t.Fatalf("reference run produced %d rows", len(want))
+	}
+	for _, step := range []string{"data-read", "sink-committed", "state-committed", "commit-written"} {
+		t.Run(step, func(t *testing.T) {
+			if d := testutil.Diff(runWithCrash(t, chunks, build, millrace.Append, step, 5), want); d != "" {
+				t.Fatal(d)
+			}
+		})
+	}
+}
