@@ -301,3 +301,85 @@ func TestChainedRecovery(t *testing.T) {
 		})
 	}
 }
+
+// TestHighestBidPerWindow is Nexmark q7's shape: the rows whose amount is
+// their window's maximum — raw rows with a window column (tumbling window
+// as a value) joined with the per-window maximum of a second read of the
+// same data, on (window, amount).
+func TestHighestBidPerWindow(t *testing.T) {
+	const delay = 10 * second
+	data := genClicks(6000, 91, 0) // 10 minutes: 9 windows close
+	var maxTS int64
+	best := map[int64]float64{}
+	for _, c := range data {
+		if c.ts == nil || c.amount == nil {
+			continue
+		}
+		maxTS = max(maxTS, *c.ts)
+		w := *c.ts - mod(*c.ts, 60*second)
+		if v, ok := best[w]; !ok || *c.amount > v {
+			best[w] = *c.amount
+		}
+	}
+	wm := (maxTS - delay) / 1000 * 1000
+	var want [][]any
+	for _, c := range data {
+		if c.ts == nil || c.amount == nil {
+			continue
+		}
+		w := *c.ts - mod(*c.ts, 60*second)
+		if w+60*second <= wm && *c.amount == best[w] {
+			win := []any{w, w + 60*second}
+			var camp any
+			if c.campaign != nil {
+				camp = *c.campaign
+			}
+			want = append(want, []any{*c.ts, camp, *c.amount, win, win, *c.amount})
+		}
+	}
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	s1 := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
+	s2 := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
+	d := time.Duration(delay) * time.Microsecond
+	bids := millrace.ReadStream(s1).WithWatermark("event_time", d).
+		Select(millrace.Col("event_time"), millrace.Col("campaign"), millrace.Col("amount"),
+			millrace.Window(millrace.Col("event_time"), time.Minute).As("window"))
+	maxes := millrace.ReadStream(s2).WithWatermark("event_time", d).
+		GroupBy(millrace.Window(millrace.Col("event_time"), time.Minute).As("max_window")).
+		Agg(millrace.Max(millrace.Col("amount")).As("max_amount"))
+	q7 := bids.Join(maxes, millrace.Col("window").Eq(millrace.Col("max_window")).And(millrace.Col("amount").Eq(millrace.Col("max_amount"))), millrace.Inner)
+	rec := testutil.NewRecorder()
+	ctx := context.Background()
+	chunks := split(data, 20)
+	add := func(i int) {
+		if _, err := s1.AddRows(clickRows(chunks[i])...); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s2.AddRows(clickRows(chunks[i])...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(0)
+	q, err := q7.WriteStream(rec).Allocator(mem).StatePartitions(3).Trigger(millrace.ProcessingTime(time.Hour)).Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range chunks {
+		if i > 0 {
+			add(i)
+		}
+		if err := q.ProcessAllAvailable(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := q.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if d := testutil.Diff(rec.All(), want); d != "" {
+		t.Fatal(d)
+	}
+	if len(want) < 4 {
+		t.Fatalf("only %d rows", len(want))
+	}
+}

@@ -70,7 +70,14 @@ func compileExpr(e plan.Expr, s *arrow.Schema) (evaluator, error) {
 		}
 		return nowEval{now: compilingNow}, nil
 	case plan.Window:
-		return nil, fmt.Errorf("%s: window() is supported as a grouping key only", e)
+		if e.Slide != e.Size {
+			return nil, fmt.Errorf("%s: a sliding window gives several windows per row; it is supported as a grouping key only", e)
+		}
+		in, err := compileExpr(e.Time, s)
+		if err != nil {
+			return nil, err
+		}
+		return windowEval{time: in, size: e.Size.Microseconds(), offset: e.Offset.Microseconds()}, nil
 	case plan.Agg:
 		return nil, fmt.Errorf("%s: aggregate functions are supported in Agg only", e)
 	}
@@ -474,4 +481,43 @@ var (
 
 func (nowEval) pred(memory.Allocator, arrow.RecordBatch, []int32, []int32) ([]int32, error) {
 	return nil, fmt.Errorf("current_timestamp() is not a condition")
+}
+
+// windowEval is a tumbling window() as a value: struct<start, end> of the
+// window holding each row (null where the time is null).
+type windowEval struct {
+	time         evaluator
+	size, offset int64
+}
+
+func (w windowEval) value(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Array, error) {
+	tsArr, err := w.time.value(mem, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer tsArr.Release()
+	ts, ok := tsArr.(*array.Timestamp)
+	if !ok {
+		return nil, fmt.Errorf("window(): time is %s", tsArr.DataType())
+	}
+	starts := kernels.TumblingWindow(timestampValues(ts), nil, w.size, w.offset, nil)
+	sb := array.NewStructBuilder(mem, plan.WindowType)
+	defer sb.Release()
+	start := sb.FieldBuilder(0).(*array.TimestampBuilder)
+	end := sb.FieldBuilder(1).(*array.TimestampBuilder)
+	sb.Reserve(len(starts))
+	for i, st := range starts {
+		if ts.IsNull(i) {
+			sb.AppendNull() // a row without a time has no window
+			continue
+		}
+		sb.Append(true)
+		start.Append(arrow.Timestamp(st))
+		end.Append(arrow.Timestamp(st + w.size))
+	}
+	return sb.NewArray(), nil
+}
+
+func (w windowEval) pred(memory.Allocator, arrow.RecordBatch, []int32, []int32) ([]int32, error) {
+	return nil, fmt.Errorf("window() is not a condition")
 }

@@ -138,6 +138,13 @@ func NewProject(in Node, exprs []Expr) (*Project, error) {
 		}
 		seen[name] = true
 		fields[i] = arrow.Field{Name: name, Type: t, Nullable: true}
+		if w, ok := Unalias(e).(Window); ok {
+			// a window over an event-time column is itself event time
+			if c, ok := w.Time.(ColumnRef); ok {
+				idx, _ := columnar.FieldIndex(in.Schema(), c.Name)
+				fields[i].Metadata = in.Schema().Field(idx).Metadata
+			}
+		}
 		if c, ok := Unalias(e).(ColumnRef); ok {
 			idx, _ := columnar.FieldIndex(in.Schema(), c.Name)
 			src := in.Schema().Field(idx)
