@@ -66,6 +66,34 @@
 // trigger k at BaseTime + k·TriggerInterval (clock.go), and the oracle
 // replays the same triggers.
 //
+// q5, q7 and q8 (queries_chain.go) chain stateful operators in Append
+// mode, with a watermark of dateTime − 4 s on every read (the global
+// watermark is the minimum over the query's sources): q7 joins raw bids
+// carrying their 10 s tumbling window with the per-window maximum price
+// of a second read of the bids, on (window, price); q8 joins persons
+// grouped by (window, id, name) with auctions grouped by (window,
+// seller), on window and id = seller; q5 joins bid counts per (10 s
+// window sliding by 2 s, auction) with the per-window maximum of a
+// second read's counts, on (window, count). A query reads a kind twice
+// through two sources of one generator. Their output is the windows the
+// final watermark closed; their Query.Rate is ChainedRate (100,000
+// events/s: 10M events span 100 s), applied by Query.Configure when the
+// Config's Rate is 0 — the CLI passes its --rate (default 10M/s, at which
+// 10M events span 1 s and no window closes), so run them with --rate
+// 100000.
+//
+// q4 (average closing price per category) is not implemented: its
+// closing price is the maximum bid of each auction over [start, expires],
+// and its average per category is updated each time an auction closes —
+// an updating query (Flink and RisingWave emit retractions). In Append
+// mode a windowless aggregation of the join's output never closes its
+// groups (a category is never finished), and Update mode over an
+// aggregation of an aggregation is not what the engine chains. Its
+// Append-expressible part, the closing price per auction (bids joined
+// with auctions on auction = id and dateTime between the auction's
+// dateTime and expires, then the max per auction once the watermark
+// passes expires), could be written, but not the per-category average.
+//
 // Window columns are structs, whose values sinks/blackhole does not read;
 // Run's sink flattens them (flatsink.go) so that the checksum covers the
 // windows' bounds.
@@ -76,6 +104,7 @@
 //	go test ./bench/nexmark -run X -bench .      # generator alone, queries at 1M events
 //	millrace bench nexmark --query q0,q1,q2 --events 10000000
 //
-// Read next: queries.go (the queries), queries_join.go (q3), source.go (the Millrace source),
+// Read next: queries.go (the queries), queries_join.go (q3),
+// queries_chain.go (q5, q7, q8), source.go (the Millrace source),
 // generate.go (the columnar fill).
 package nexmark

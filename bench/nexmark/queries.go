@@ -51,6 +51,20 @@ type Query struct {
 	// its clock to Generator.TriggerTime so that its output is
 	// deterministic (and its progress events' durations are meaningless).
 	ProcessingTime bool
+	// Rate, when not 0, is the event-time rate the query runs at when the
+	// Config leaves Rate 0 (see Configure): the windowed queries need a
+	// rate at which their windows close within the events generated.
+	Rate int64
+}
+
+// Configure returns cfg with the query's defaults: Rate q.Rate when cfg's
+// Rate is 0. Run applies it; build the oracle's generator from the same
+// configured Config.
+func (q Query) Configure(cfg Config) Config {
+	if cfg.Rate == 0 && q.Rate > 0 {
+		cfg.Rate = q.Rate
+	}
+	return cfg
 }
 
 // Queries lists the implemented queries, in order.
@@ -59,6 +73,9 @@ var Queries = []Query{
 	{Name: "q1", Description: "bid price in euros", Build: func(g *Generator) *millrace.Stream { return Q1(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ1, Inputs: []Kind{Bids}},
 	{Name: "q2", Description: "bids on auctions that are multiples of 123", Build: func(g *Generator) *millrace.Stream { return Q2(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ2, Inputs: []Kind{Bids}},
 	{Name: "q3", Description: "sellers in OR, ID, CA and their auctions in category 10 (stream-stream join)", Build: func(g *Generator) *millrace.Stream { return Q3(g.Source(Persons), g.Source(Auctions)) }, Mode: millrace.Append, Oracle: OracleQ3, Inputs: []Kind{Persons, Auctions}},
+	{Name: "q5", Description: "hot items: auctions with the most bids per 10 s window sliding by 2 s", Build: func(g *Generator) *millrace.Stream { return Q5(g.Source(Bids), g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ5, Inputs: []Kind{Bids, Bids}, Rate: ChainedRate},
+	{Name: "q7", Description: "highest bid per 10 s tumbling window", Build: func(g *Generator) *millrace.Stream { return Q7(g.Source(Bids), g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ7, Inputs: []Kind{Bids, Bids}, Rate: ChainedRate},
+	{Name: "q8", Description: "new users: persons who opened an auction in the 10 s window they joined", Build: func(g *Generator) *millrace.Stream { return Q8(g.Source(Persons), g.Source(Auctions)) }, Mode: millrace.Append, Oracle: OracleQ8, Inputs: []Kind{Persons, Auctions}, Rate: ChainedRate},
 	{Name: "q11", Description: "bids per bidder per session (10 s gap)", Build: func(g *Generator) *millrace.Stream { return Q11(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ11, Inputs: []Kind{Bids}},
 	{Name: "q12", Description: "bids per bidder in 10 s processing-time windows", Build: func(g *Generator) *millrace.Stream { return Q12(g.Source(Bids)) }, Mode: millrace.Update, Oracle: OracleQ12, Inputs: []Kind{Bids}, ProcessingTime: true},
 }

@@ -20,11 +20,11 @@ type RunOptions struct {
 }
 
 // Run runs query q over the events of cfg to a blackhole sink with the
-// AvailableNow trigger, and returns the sink's rows and checksum (struct
+// AvailableNow trigger (cfg with the query's defaults, Query.Configure), and returns the sink's rows and checksum (struct
 // columns read field by field, see flatsink.go). A processing-time query
 // runs on the simulated clock of clock.go.
 func Run(ctx context.Context, q Query, cfg Config, o RunOptions) (Result, error) {
-	g := NewGenerator(cfg)
+	g := NewGenerator(q.Configure(cfg))
 	sink := blackhole.New()
 	out := newFlatSink(sink)
 	w := q.Build(g).WriteStream(out).
