@@ -86,9 +86,9 @@
 // closing price is the maximum bid of each auction over [start, expires],
 // and its average per category is updated each time an auction closes —
 // an updating query (Flink and RisingWave emit retractions). In Append
-// mode a windowless aggregation of the join's output never closes its
-// groups (a category is never finished), and Update mode over an
-// aggregation of an aggregation is not what the engine chains. Its
+// mode an aggregation without an event-time window never closes its
+// groups (a category is never finished, so nothing could be written),
+// and the engine's chained operators run in Append mode only. Its
 // Append-expressible part, the closing price per auction (bids joined
 // with auctions on auction = id and dateTime between the auction's
 // dateTime and expires, then the max per auction once the watermark
