@@ -3,6 +3,7 @@ package exec
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -48,13 +49,17 @@ type sessionPartition struct {
 	rows    []bufferedRow
 	seq     uint64
 	changes partChanges
+	// ht numbers the distinct other-key tuples (nil without other keys:
+	// every row has key id 0)
+	ht *agg.HashTable
 }
 
 type bufferedRow struct {
 	rec, row int32
 	ts       int64
 	seq      uint64
-	key      string // encoded other keys
+	kid      uint32 // key id in the partition's hash table
+	key      string // encoded other keys (only when the state is durable)
 }
 
 func newSessionOperator(n *plan.Aggregate, partitions int, mem memory.Allocator) (*sessionOperator, error) {
@@ -230,7 +235,14 @@ func (s *sessionOperator) update(p int, inputs []*shuffled) error {
 			continue
 		}
 		for _, b := range in.parts[p] {
-			keys, err := columnar.EncodeKeys(nil, b.Rec.Columns()[:nk], b.Sel)
+			var keys [][]byte
+			var err error
+			if s.durable {
+				if keys, err = columnar.EncodeKeys(nil, b.Rec.Columns()[:nk], b.Sel); err != nil {
+					return err
+				}
+			}
+			kids, err := s.keyIDs(sp, b.Rec.Columns()[:nk], b.Sel)
 			if err != nil {
 				return err
 			}
@@ -246,7 +258,10 @@ func (s *sessionOperator) update(p int, inputs []*shuffled) error {
 				}
 			}
 			for i, r := range b.Sel {
-				row := bufferedRow{rec: ri, row: r, ts: ts[r], seq: sp.seq, key: string(keys[i])}
+				row := bufferedRow{rec: ri, row: r, ts: ts[r], seq: sp.seq, kid: kids[i]}
+				if s.durable {
+					row.key = string(keys[i])
+				}
 				sp.seq++
 				sp.rows = append(sp.rows, row)
 				if s.durable {
@@ -267,40 +282,63 @@ func (s *sessionOperator) emit(mem memory.Allocator, p int, watermarkUs int64) (
 	if len(sp.rows) == 0 || watermarkUs == noWatermark {
 		return nil, 0, 0, nil
 	}
-	byKey := map[string][]int{}
-	var keys []string
-	for i, r := range sp.rows {
-		if _, ok := byKey[r.key]; !ok {
-			keys = append(keys, r.key)
-		}
-		byKey[r.key] = append(byKey[r.key], i)
+	// Only keys whose earliest row's own session [t, t+gap) has ended can
+	// have a closed session; the others are skipped.
+	nk := 1
+	if sp.ht != nil {
+		nk = sp.ht.Len()
 	}
-	sort.Strings(keys)
-	var closed []int // buffered rows of closed sessions
-	var starts, ends []int64
-	for _, k := range keys {
-		idx := byKey[k]
-		sort.Slice(idx, func(a, b int) bool {
-			ra, rb := sp.rows[idx[a]], sp.rows[idx[b]]
+	minTS := make([]int64, nk)
+	for i := range minTS {
+		minTS[i] = math.MaxInt64
+	}
+	for _, r := range sp.rows {
+		minTS[r.kid] = min(minTS[r.kid], r.ts)
+	}
+	// candidate rows grouped by key id (a counting sort), in arrival order
+	count := make([]int, nk+1)
+	for _, r := range sp.rows {
+		if minTS[r.kid] <= watermarkUs-s.gapUs {
+			count[r.kid+1]++
+		}
+	}
+	for k := 1; k <= nk; k++ {
+		count[k] += count[k-1]
+	}
+	idx := make([]int, count[nk])
+	fill := append([]int(nil), count[:nk]...)
+	for i, r := range sp.rows {
+		if minTS[r.kid] <= watermarkUs-s.gapUs {
+			idx[fill[r.kid]] = i
+			fill[r.kid]++
+		}
+	}
+	var closed []closedRow
+	for k := 0; k < nk; k++ {
+		rows := idx[count[k]:count[k+1]]
+		if len(rows) == 0 {
+			continue
+		}
+		sort.Slice(rows, func(a, b int) bool {
+			ra, rb := &sp.rows[rows[a]], &sp.rows[rows[b]]
 			if ra.ts != rb.ts {
 				return ra.ts < rb.ts
 			}
 			return ra.seq < rb.seq
 		})
-		for lo := 0; lo < len(idx); {
-			start := sp.rows[idx[lo]].ts
+		for lo := 0; lo < len(rows); {
+			start := sp.rows[rows[lo]].ts
 			end := start + s.gapUs
 			hi := lo + 1
-			for hi < len(idx) && sp.rows[idx[hi]].ts < end {
-				end = max(end, sp.rows[idx[hi]].ts+s.gapUs)
+			for hi < len(rows) && sp.rows[rows[hi]].ts < end {
+				end = max(end, sp.rows[rows[hi]].ts+s.gapUs)
 				hi++
 			}
-			if end <= watermarkUs {
-				for _, i := range idx[lo:hi] {
-					closed = append(closed, i)
-					starts = append(starts, start)
-					ends = append(ends, end)
-				}
+			if end > watermarkUs {
+				break // later sessions of the key end later still
+			}
+			for _, i := range rows[lo:hi] {
+				closed = append(closed, closedRow{i: i, rec: sp.rows[i].rec, row: sp.rows[i].row, start: start, end: end})
 			}
 			lo = hi
 		}
@@ -308,46 +346,50 @@ func (s *sessionOperator) emit(mem memory.Allocator, p int, watermarkUs int64) (
 	if len(closed) == 0 {
 		return nil, 0, 0, nil
 	}
-	rec, err := s.aggregate(mem, sp, closed, starts, ends)
+	rec, err := s.aggregate(mem, sp, closed)
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	removed := s.forget(sp, closed)
+	gone := make([]int, len(closed))
+	for j, c := range closed {
+		gone[j] = c.i
+	}
+	removed := s.forget(sp, gone)
 	return []arrow.RecordBatch{rec}, 0, removed, nil
 }
 
+// closedRow is a buffered row of a closed session, with the session's
+// bounds.
+type closedRow struct {
+	i          int // index in the partition's rows
+	rec, row   int32
+	start, end int64
+}
+
 // aggregate computes the aggregates of the closed sessions whose rows are
-// given (with each row's session bounds) and returns them in output schema.
-func (s *sessionOperator) aggregate(mem memory.Allocator, sp *sessionPartition, rows []int, starts, ends []int64) (arrow.RecordBatch, error) {
+// given and returns them in output schema.
+func (s *sessionOperator) aggregate(mem memory.Allocator, sp *sessionPartition, closed []closedRow) (arrow.RecordBatch, error) {
 	nk := len(s.keys)
-	// gather the rows, record by record, then concatenate
-	perRec := map[int32][]int32{}
-	var order []int32
-	for _, i := range rows {
-		r := sp.rows[i]
-		if _, ok := perRec[r.rec]; !ok {
-			order = append(order, r.rec)
+	// gather the rows record by record, in row order, then concatenate
+	sort.Slice(closed, func(a, b int) bool {
+		if closed[a].rec != closed[b].rec {
+			return closed[a].rec < closed[b].rec
 		}
-		perRec[r.rec] = append(perRec[r.rec], r.row)
-	}
-	// rows were listed per key in time order; regroup per record keeps
-	// the session bounds aligned only if we reorder them the same way
-	type pos struct{ rec, row int32 }
-	bound := map[pos][2]int64{}
-	for j, i := range rows {
-		r := sp.rows[i]
-		bound[pos{r.rec, r.row}] = [2]int64{starts[j], ends[j]}
-	}
+		return closed[a].row < closed[b].row
+	})
 	var parts []arrow.RecordBatch
-	var st, en []int64
-	for _, ri := range order {
-		sel := perRec[ri]
-		sort.Slice(sel, func(a, b int) bool { return sel[a] < sel[b] })
-		parts = append(parts, kernels.Compact(mem, columnar.Batch{Rec: sp.recs[ri], Sel: sel}))
-		for _, r := range sel {
-			b := bound[pos{ri, r}]
-			st, en = append(st, b[0]), append(en, b[1])
+	st := make([]int64, len(closed))
+	en := make([]int64, len(closed))
+	for lo := 0; lo < len(closed); {
+		hi := lo
+		sel := make([]int32, 0, 16)
+		for hi < len(closed) && closed[hi].rec == closed[lo].rec {
+			sel = append(sel, closed[hi].row)
+			st[hi], en[hi] = closed[hi].start, closed[hi].end
+			hi++
 		}
+		parts = append(parts, kernels.Compact(mem, columnar.Batch{Rec: sp.recs[closed[lo].rec], Sel: sel}))
+		lo = hi
 	}
 	defer func() {
 		for _, r := range parts {
@@ -443,7 +485,62 @@ func (s *sessionOperator) forget(sp *sessionPartition, rows []int) int64 {
 	}
 	sp.rows = kept
 	s.compactRecords(sp)
+	if sp.ht != nil && sp.ht.Len() > 4096 && sp.ht.Len() > 4*len(sp.rows) {
+		s.rebuildKeys(sp) // forget keys without buffered rows
+	}
 	return int64(len(rows))
+}
+
+// keyIDs returns the key id of each live row of a batch's key columns.
+func (s *sessionOperator) keyIDs(sp *sessionPartition, keys []arrow.Array, sel []int32) ([]uint32, error) {
+	if len(keys) == 0 {
+		n := len(sel)
+		return make([]uint32, n), nil
+	}
+	if sp.ht == nil {
+		ht, err := agg.NewHashTable(s.keyTypes)
+		if err != nil {
+			return nil, err
+		}
+		sp.ht = ht
+	}
+	return sp.ht.Lookup(keys, sel, nil, true)
+}
+
+// rebuildKeys renumbers the keys of the buffered rows in a new table.
+func (s *sessionOperator) rebuildKeys(sp *sessionPartition) {
+	ht, err := agg.NewHashTable(s.keyTypes)
+	if err != nil {
+		return
+	}
+	nk := len(s.keys)
+	byRec := make([][]int, len(sp.recs))
+	for i, r := range sp.rows {
+		byRec[r.rec] = append(byRec[r.rec], i)
+	}
+	for ri, rows := range byRec {
+		if len(rows) == 0 {
+			continue
+		}
+		sel := make([]int32, len(rows))
+		for j, i := range rows {
+			sel[j] = sp.rows[i].row
+		}
+		// Lookup wants an increasing selection: rows of a record are
+		// buffered in row order
+		sort.Slice(rows, func(a, b int) bool { return sp.rows[rows[a]].row < sp.rows[rows[b]].row })
+		for j, i := range rows {
+			sel[j] = sp.rows[i].row
+		}
+		kids, err := ht.Lookup(sp.recs[ri].Columns()[:nk], sel, nil, true)
+		if err != nil {
+			return
+		}
+		for j, i := range rows {
+			sp.rows[i].kid = kids[j]
+		}
+	}
+	sp.ht = ht
 }
 
 // compactRecords drops released records from the list.
@@ -571,10 +668,13 @@ func (s *sessionOperator) load(p int, keys, vals [][]byte) error {
 	}
 	sp.recs = []arrow.RecordBatch{rec}
 	sp.live = []int{len(vals)}
-	for i := range vals {
-		sp.rows = append(sp.rows, bufferedRow{rec: 0, row: int32(i), ts: ts[i], seq: binary.BigEndian.Uint64(keys[i]), key: string(keyEnc[i])})
+	kids, err := s.keyIDs(sp, rec.Columns()[:nk], nil)
+	if err != nil {
+		return err
 	}
-	_ = nk
+	for i := range vals {
+		sp.rows = append(sp.rows, bufferedRow{rec: 0, row: int32(i), ts: ts[i], seq: binary.BigEndian.Uint64(keys[i]), kid: kids[i], key: string(keyEnc[i])})
+	}
 	return nil
 }
 
