@@ -164,6 +164,20 @@ func TestKillAndRestart(t *testing.T) {
 		h.verify(d)
 	}
 
+	// 5. a stream-stream left outer join: both sides' buffers and matched
+	// flags must survive every kind of crash.
+	h.shape = []string{"-join"}
+	h.reference("join-reference")
+	{
+		d := h.dirs("join-steps")
+		var targets []string
+		for b := int64(0); b < h.nBatches; b += 2 {
+			targets = append(targets, fmt.Sprintf("%s:%d", steps[(int(b)/2)%len(steps)], b))
+		}
+		h.schedule(d, targets)
+		h.verify(d)
+	}
+
 	t.Logf("kills: %d (%d at named steps, %d random in %d chains); %d child runs: %d restarts after a kill, %d runs to the end (reference included); %v",
 		h.kills, h.kills-random, random, h.randomChains, h.runs, h.kills, h.runs-h.kills, time.Since(start).Round(time.Millisecond))
 	keys := make([]string, 0, len(h.hits))

@@ -37,6 +37,7 @@ func run() error {
 	rowsPerFile := flag.Int64("rows-per-file", 500, "file sink rows per file")
 	parallelism := flag.Int("parallelism", 0, "worker goroutines (0: GOMAXPROCS)")
 	slide := flag.Duration("slide", 0, "slide of 5 s sliding windows, with min/max/avg too (0: tumbling windows)")
+	joinShape := flag.Bool("join", false, "a stream-stream left outer join of two click streams instead of the aggregation")
 	flag.Parse()
 	if *ckpt == "" || *out == "" {
 		return fmt.Errorf("-checkpoint and -out are required")
@@ -63,6 +64,19 @@ func run() error {
 		WithWatermark("event_time", 5*time.Second).
 		GroupBy(window, millrace.Col("campaign_id")).
 		Agg(aggs...)
+	if *joinShape {
+		// clicks joined with a second click stream's clicks of the same user
+		// within 5 s after; unmatched clicks come out with nulls when the
+		// watermark passes them
+		other := clicks.New(clicks.Options{Seed: 43, Events: *events, MaxEventsPerTrigger: *perTrigger, Users: 20_000})
+		left := millrace.ReadStream(clicks.New(clicks.Options{Seed: 42, Events: *events, MaxEventsPerTrigger: *perTrigger, Users: 20_000})).
+			WithWatermark("event_time", 5*time.Second)
+		right := millrace.ReadStream(other).
+			Select(millrace.Col("user_id").As("r_user"), millrace.Col("event_time").As("r_time"), millrace.Col("campaign_id").As("r_campaign")).
+			WithWatermark("r_time", 5*time.Second)
+		counts = left.Join(right, millrace.Col("user_id").Eq(millrace.Col("r_user")).
+			And(millrace.Col("r_time").Between(millrace.Col("event_time"), millrace.Col("event_time").Plus(5*time.Second))), millrace.LeftOuter)
+	}
 	ctx := context.Background()
 	q, err := counts.WriteStream(sink).
 		OutputMode(millrace.Append).
