@@ -10,6 +10,7 @@ import (
 	"github.com/millrace/millrace"
 	"github.com/millrace/millrace/internal/testutil"
 	"github.com/millrace/millrace/lake"
+	"github.com/millrace/millrace/sources/file"
 	memsrc "github.com/millrace/millrace/sources/memory"
 )
 
@@ -145,6 +146,40 @@ func TestStreamDeltaJoin(t *testing.T) {
 		{"c0", int64(1), "c0", "acme", int64(1)},
 		{"c1", int64(2), "c1", "globex", int64(2)}, // only after version 2
 	}
+	if d := testutil.Diff(rec.All(), want); d != "" {
+		t.Fatal(d)
+	}
+}
+
+// TestStreamFileTableJoin joins a stream with a static CSV directory.
+func TestStreamFileTableJoin(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "campaigns.csv", "campaign_name,advertiser,budget\nc0,acme,100\nc1,globex,200\n")
+	table, err := file.NewTable(file.Options{Path: dir, Format: file.CSV, Schema: campaignSchema, Header: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	src := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
+	rec := testutil.NewRecorder()
+	ctx := context.Background()
+	q, err := millrace.ReadStream(src).Select(millrace.Col("campaign"), millrace.Col("user")).
+		Join(millrace.ReadTable(table), millrace.Col("campaign").Eq(millrace.Col("campaign_name")), millrace.LeftOuter).
+		WriteStream(rec).Allocator(mem).Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.AddRows([]any{nil, "c1", int64(7), nil}, []any{nil, "c9", int64(8), nil}); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.ProcessAllAvailable(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	want := [][]any{{"c1", int64(7), "c1", "globex", int64(200)}, {"c9", int64(8), nil, nil, nil}}
 	if d := testutil.Diff(rec.All(), want); d != "" {
 		t.Fatal(d)
 	}
