@@ -82,17 +82,21 @@
 // 10M events span 1 s and no window closes), so run them with --rate
 // 100000.
 //
-// q4 (average closing price per category) is not implemented: its
-// closing price is the maximum bid of each auction over [start, expires],
-// and its average per category is updated each time an auction closes —
-// an updating query (Flink and RisingWave emit retractions). In Append
-// mode an aggregation without an event-time window never closes its
-// groups (a category is never finished, so nothing could be written),
-// and the engine's chained operators run in Append mode only. Its
-// Append-expressible part, the closing price per auction (bids joined
-// with auctions on auction = id and dateTime between the auction's
-// dateTime and expires, then the max per auction once the watermark
-// passes expires), could be written, but not the per-category average.
+// q4 (average closing price per category, queries_q4.go) chains three
+// stateful operators: auctions (watermarks on dateTime, renamed a_time,
+// and on expires) joined with bids on id = auction and dateTime between
+// a_time and a_time + Generator.MaxAuctionLength (the longest auction the
+// generator makes at its rate: the join needs a constant range to evict
+// its state), then dateTime ≤ expires as a filter; the maximum price per
+// (id, category, expires) in Append mode, an auction's closing price
+// written once the watermark passes its expiry (expires is an event-time
+// key); and the average per category, the last stage, in Complete mode.
+// Its output is the last Complete table, over the auctions the final
+// watermark closed; Run keeps only the last Complete batch's rows and
+// checksum (flatsink.go), since each batch rewrites the whole table.
+// Query.Rate is ChainedRate like q5, q7 and q8 (the generator's auction
+// lengths scale with the rate, so auctions close at any rate; ~93 % of
+// them have a bid in their range).
 //
 // Window columns are structs, whose values sinks/blackhole does not read;
 // Run's sink flattens them (flatsink.go) so that the checksum covers the
@@ -105,6 +109,6 @@
 //	millrace bench nexmark --query q0,q1,q2 --events 10000000
 //
 // Read next: queries.go (the queries), queries_join.go (q3),
-// queries_chain.go (q5, q7, q8), source.go (the Millrace source),
+// queries_chain.go (q5, q7, q8), queries_q4.go (q4), source.go (the Millrace source),
 // generate.go (the columnar fill).
 package nexmark

@@ -2,6 +2,7 @@ package nexmark
 
 import (
 	"context"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -16,16 +17,40 @@ import (
 // fields, in order, so that a window's start and end are checksummed as
 // two timestamp columns. Records without structs pass unchanged, so q0–q2
 // checksum exactly as the plain blackhole does.
+//
+// A Complete-mode batch rewrites the whole result table, so adding up the
+// batches would count every row once per trigger: flatSink checksums a
+// Complete batch itself and keeps only the last committed one (Last), the
+// query's final table, and does not pass it to the blackhole.
 type flatSink struct {
 	*blackhole.Sink
+	last *lastBatch
+}
+
+// lastBatch is the rows and checksum of the last committed Complete batch.
+type lastBatch struct {
+	mu  sync.Mutex
+	res Result
 }
 
 var _ sinks.Sink = flatSink{}
 
-func newFlatSink(s *blackhole.Sink) flatSink { return flatSink{s} }
+func newFlatSink(s *blackhole.Sink) flatSink { return flatSink{s, &lastBatch{}} }
 
-// Begin returns the blackhole's writer for the batch, flattening.
+// Last returns the rows and checksum of the last committed Complete-mode
+// batch (zero when there was none).
+func (s flatSink) Last() Result {
+	s.last.mu.Lock()
+	defer s.last.mu.Unlock()
+	return s.last.res
+}
+
+// Begin returns the blackhole's writer for the batch, flattening; for a
+// Complete-mode batch, a writer that replaces Last on commit.
 func (s flatSink) Begin(ctx context.Context, info sinks.BatchInfo) (sinks.BatchWriter, error) {
+	if info.Mode == sinks.Complete {
+		return &completeWriter{last: s.last}, nil
+	}
 	w, err := s.Sink.Begin(ctx, info)
 	if err != nil {
 		return nil, err
@@ -46,6 +71,37 @@ func (w flatWriter) Write(ctx context.Context, rec arrow.RecordBatch) error {
 	defer flat.Release()
 	return w.BatchWriter.Write(ctx, flat)
 }
+
+// completeWriter checksums one Complete-mode batch (struct columns
+// flattened) and makes it the sink's last batch on commit.
+type completeWriter struct {
+	last *lastBatch
+	res  Result
+}
+
+func (w *completeWriter) Skip() bool { return false }
+
+// Write adds rec's rows to the batch's count and checksum.
+func (w *completeWriter) Write(ctx context.Context, rec arrow.RecordBatch) error {
+	if flat, ok := flatten(rec); ok {
+		defer flat.Release()
+		rec = flat
+	}
+	w.res.Rows += rec.NumRows()
+	w.res.Checksum += blackhole.RecordChecksum(rec)
+	return nil
+}
+
+// Commit makes the batch the sink's last batch.
+func (w *completeWriter) Commit(ctx context.Context) error {
+	w.last.mu.Lock()
+	w.last.res = w.res
+	w.last.mu.Unlock()
+	return nil
+}
+
+// Abort discards the batch.
+func (w *completeWriter) Abort() { w.res = Result{} }
 
 // flatten returns rec with its top-level struct columns replaced by their
 // fields (ok false, and nothing to release, when rec has none).

@@ -73,6 +73,9 @@ var Queries = []Query{
 	{Name: "q1", Description: "bid price in euros", Build: func(g *Generator) *millrace.Stream { return Q1(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ1, Inputs: []Kind{Bids}},
 	{Name: "q2", Description: "bids on auctions that are multiples of 123", Build: func(g *Generator) *millrace.Stream { return Q2(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ2, Inputs: []Kind{Bids}},
 	{Name: "q3", Description: "sellers in OR, ID, CA and their auctions in category 10 (stream-stream join)", Build: func(g *Generator) *millrace.Stream { return Q3(g.Source(Persons), g.Source(Auctions)) }, Mode: millrace.Append, Oracle: OracleQ3, Inputs: []Kind{Persons, Auctions}},
+	{Name: "q4", Description: "average closing price per category (join + two-level aggregation, Complete mode)", Build: func(g *Generator) *millrace.Stream {
+		return Q4(g.Source(Auctions), g.Source(Bids), g.MaxAuctionLength())
+	}, Mode: millrace.Complete, Oracle: OracleQ4, Inputs: []Kind{Auctions, Bids}, Rate: ChainedRate},
 	{Name: "q5", Description: "hot items: auctions with the most bids per 10 s window sliding by 2 s", Build: func(g *Generator) *millrace.Stream { return Q5(g.Source(Bids), g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ5, Inputs: []Kind{Bids, Bids}, Rate: ChainedRate},
 	{Name: "q7", Description: "highest bid per 10 s tumbling window", Build: func(g *Generator) *millrace.Stream { return Q7(g.Source(Bids), g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ7, Inputs: []Kind{Bids, Bids}, Rate: ChainedRate},
 	{Name: "q8", Description: "new users: persons who opened an auction in the 10 s window they joined", Build: func(g *Generator) *millrace.Stream { return Q8(g.Source(Persons), g.Source(Auctions)) }, Mode: millrace.Append, Oracle: OracleQ8, Inputs: []Kind{Persons, Auctions}, Rate: ChainedRate},
