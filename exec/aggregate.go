@@ -118,25 +118,9 @@ func newAggOperator(n *plan.Aggregate, mode sinks.OutputMode, partitions int) (*
 			a.nPhys++
 		}
 	}
-	for _, e := range n.Aggs {
-		ag := plan.Unalias(e).(plan.Agg)
-		spec := agg.Spec{Func: aggFunc(ag.Func), Arg: len(a.args), Name: plan.OutputName(e)}
-		if ag.Func == plan.AggCountAll {
-			spec.Arg = -1
-		} else {
-			arg := ag.Arg
-			t, _ := plan.TypeOf(arg, in)
-			if t.ID() == arrow.INT32 {
-				arg, t = plan.Cast{E: arg, To: arrow.PrimitiveTypes.Int64}, arrow.PrimitiveTypes.Int64
-			}
-			ev, err := compileExpr(arg, in)
-			if err != nil {
-				return nil, err
-			}
-			a.args = append(a.args, ev)
-			a.argTypes = append(a.argTypes, t)
-		}
-		a.specs = append(a.specs, spec)
+	var err error
+	if a.args, a.argTypes, a.specs, err = compileAggs(n.Aggs, in); err != nil {
+		return nil, err
 	}
 	if len(n.Keys) == 0 {
 		// a global aggregate: one group under a constant hidden key
@@ -156,6 +140,36 @@ func newAggOperator(n *plan.Aggregate, mode sinks.OutputMode, partitions int) (*
 		a.parts[p] = t
 	}
 	return a, nil
+}
+
+// compileAggs compiles the aggregate functions of an aggregation: one
+// evaluator per argument (int32 arguments widened to int64) and one agg.Spec
+// per function, whose Arg indexes the arguments (-1 for count(*)).
+func compileAggs(aggs []plan.Expr, in *arrow.Schema) ([]evaluator, []arrow.DataType, []agg.Spec, error) {
+	var args []evaluator
+	var types []arrow.DataType
+	var specs []agg.Spec
+	for _, e := range aggs {
+		ag := plan.Unalias(e).(plan.Agg)
+		spec := agg.Spec{Func: aggFunc(ag.Func), Arg: len(args), Name: plan.OutputName(e)}
+		if ag.Func == plan.AggCountAll {
+			spec.Arg = -1
+		} else {
+			arg := ag.Arg
+			t, _ := plan.TypeOf(arg, in)
+			if t.ID() == arrow.INT32 {
+				arg, t = plan.Cast{E: arg, To: arrow.PrimitiveTypes.Int64}, arrow.PrimitiveTypes.Int64
+			}
+			ev, err := compileExpr(arg, in)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			args = append(args, ev)
+			types = append(types, t)
+		}
+		specs = append(specs, spec)
+	}
+	return args, types, specs, nil
 }
 
 // growBools returns s grown with false to hold index i.

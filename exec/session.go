@@ -95,26 +95,12 @@ func newSessionOperator(n *plan.Aggregate, partitions int, mem memory.Allocator)
 		fields = append(fields, arrow.Field{Name: plan.OutputName(k), Type: t, Nullable: true})
 	}
 	fields = append(fields, arrow.Field{Name: "__time", Type: columnar.Timestamp})
-	for _, e := range n.Aggs {
-		ag := plan.Unalias(e).(plan.Agg)
-		spec := agg.Spec{Func: aggFunc(ag.Func), Arg: len(s.args), Name: plan.OutputName(e)}
-		if ag.Func == plan.AggCountAll {
-			spec.Arg = -1
-		} else {
-			arg := ag.Arg
-			t, _ := plan.TypeOf(arg, in)
-			if t.ID() == arrow.INT32 {
-				arg, t = plan.Cast{E: arg, To: arrow.PrimitiveTypes.Int64}, arrow.PrimitiveTypes.Int64
-			}
-			ev, err := compileExpr(arg, in)
-			if err != nil {
-				return nil, err
-			}
-			s.args = append(s.args, ev)
-			s.argTypes = append(s.argTypes, t)
-			fields = append(fields, arrow.Field{Name: fmt.Sprintf("__arg%d", len(s.args)), Type: t, Nullable: true})
-		}
-		s.specs = append(s.specs, spec)
+	var err error
+	if s.args, s.argTypes, s.specs, err = compileAggs(n.Aggs, in); err != nil {
+		return nil, err
+	}
+	for i, t := range s.argTypes {
+		fields = append(fields, arrow.Field{Name: fmt.Sprintf("__arg%d", i+1), Type: t, Nullable: true})
 	}
 	s.bufSchema = arrow.NewSchema(fields, nil)
 	for p := 0; p < partitions; p++ {
