@@ -128,53 +128,24 @@ func TestWindowOnWindowJoin(t *testing.T) {
 	}
 	for _, k := range []int{1, 10, 100} {
 		t.Run(fmt.Sprintf("%d-triggers", k), func(t *testing.T) {
-			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-			defer mem.AssertSize(t, 0)
-			cs := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
-			is := memsrc.New(impSchema, memsrc.WithAllocator(mem))
 			d := time.Duration(delay) * time.Microsecond
-			perCampaign := millrace.ReadStream(cs).WithWatermark("event_time", d).
-				GroupBy(millrace.Window(millrace.Col("event_time"), time.Minute), millrace.Col("campaign")).
-				Agg(millrace.Count().As("clicks"))
-			perAd := millrace.ReadStream(is).WithWatermark("imp_time", d).
-				GroupBy(millrace.Window(millrace.Col("imp_time"), time.Minute).As("imp_window"), millrace.Col("ad")).
-				Agg(millrace.Sum(millrace.Col("cost")).As("cost"))
-			joined := perCampaign.Join(perAd,
-				millrace.Col("window").Eq(millrace.Col("imp_window")).And(millrace.Col("campaign").Eq(millrace.Col("ad"))), millrace.Inner)
-			rec := testutil.NewRecorder()
-			ctx := context.Background()
-			lc, rc := split(clicks, k), splitImps(imps, k)
-			add := func(i int) {
-				if _, err := cs.AddRows(clickRows(lc[i])...); err != nil {
-					t.Fatal(err)
-				}
-				if _, err := is.AddRows(impRows(rc[i])...); err != nil {
-					t.Fatal(err)
-				}
-			}
-			add(0)
-			q, err := joined.WriteStream(rec).Allocator(mem).StatePartitions(3).Trigger(millrace.ProcessingTime(time.Hour)).Start(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range lc {
-				if i > 0 {
-					add(i)
-				}
-				if err := q.ProcessAllAvailable(ctx); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := q.Stop(); err != nil {
-				t.Fatal(err)
-			}
-			if d := testutil.Diff(rec.All(), want); d != "" {
+			got, _, last := runTwoStreams(t, split(clicks, k), splitImps(imps, k), func(cs, is *memsrc.Source) *millrace.Stream {
+				perCampaign := millrace.ReadStream(cs).WithWatermark("event_time", d).
+					GroupBy(millrace.Window(millrace.Col("event_time"), time.Minute), millrace.Col("campaign")).
+					Agg(millrace.Count().As("clicks"))
+				perAd := millrace.ReadStream(is).WithWatermark("imp_time", d).
+					GroupBy(millrace.Window(millrace.Col("imp_time"), time.Minute).As("imp_window"), millrace.Col("ad")).
+					Agg(millrace.Sum(millrace.Col("cost")).As("cost"))
+				return perCampaign.Join(perAd,
+					millrace.Col("window").Eq(millrace.Col("imp_window")).And(millrace.Col("campaign").Eq(millrace.Col("ad"))), millrace.Inner)
+			}, millrace.Append)
+			if d := testutil.Diff(got, want); d != "" {
 				t.Fatal(d)
 			}
 			if len(want) < 20 {
 				t.Fatalf("only %d joined windows", len(want))
 			}
-			ops := q.LastProgress().StateOperators
+			ops := last.StateOperators
 			if len(ops) != 3 || ops[2].NumRowsTotal > 100 {
 				t.Fatalf("state operators %+v: want 3, the join's state bounded", ops)
 			}
@@ -226,46 +197,17 @@ func TestAggregateOfJoin(t *testing.T) {
 	}
 	for _, k := range []int{1, 10, 50} {
 		t.Run(fmt.Sprintf("%d-triggers", k), func(t *testing.T) {
-			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-			defer mem.AssertSize(t, 0)
-			cs := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
-			is := memsrc.New(impSchema, memsrc.WithAllocator(mem))
 			d := time.Duration(delay) * time.Microsecond
-			joined := millrace.ReadStream(cs).WithWatermark("event_time", d).Join(
-				millrace.ReadStream(is).WithWatermark("imp_time", d),
-				millrace.Col("campaign").Eq(millrace.Col("ad")).
-					And(millrace.Col("imp_time").Between(millrace.Col("event_time").Minus(5*time.Second), millrace.Col("event_time").Plus(10*time.Second))),
-				millrace.Inner)
-			perWindow := joined.GroupBy(millrace.Window(millrace.Col("event_time"), time.Minute), millrace.Col("campaign")).
-				Agg(millrace.Count().As("matches"))
-			rec := testutil.NewRecorder()
-			ctx := context.Background()
-			lc, rc := split(clicks, k), splitImps(imps, k)
-			add := func(i int) {
-				if _, err := cs.AddRows(clickRows(lc[i])...); err != nil {
-					t.Fatal(err)
-				}
-				if _, err := is.AddRows(impRows(rc[i])...); err != nil {
-					t.Fatal(err)
-				}
-			}
-			add(0)
-			q, err := perWindow.WriteStream(rec).Allocator(mem).StatePartitions(3).Trigger(millrace.ProcessingTime(time.Hour)).Start(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range lc {
-				if i > 0 {
-					add(i)
-				}
-				if err := q.ProcessAllAvailable(ctx); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := q.Stop(); err != nil {
-				t.Fatal(err)
-			}
-			if d := testutil.Diff(rec.All(), want); d != "" {
+			got, _, _ := runTwoStreams(t, split(clicks, k), splitImps(imps, k), func(cs, is *memsrc.Source) *millrace.Stream {
+				joined := millrace.ReadStream(cs).WithWatermark("event_time", d).Join(
+					millrace.ReadStream(is).WithWatermark("imp_time", d),
+					millrace.Col("campaign").Eq(millrace.Col("ad")).
+						And(millrace.Col("imp_time").Between(millrace.Col("event_time").Minus(5*time.Second), millrace.Col("event_time").Plus(10*time.Second))),
+					millrace.Inner)
+				return joined.GroupBy(millrace.Window(millrace.Col("event_time"), time.Minute), millrace.Col("campaign")).
+					Agg(millrace.Count().As("matches"))
+			}, millrace.Append)
+			if d := testutil.Diff(got, want); d != "" {
 				t.Fatal(d)
 			}
 			if len(want) < 10 {

@@ -206,51 +206,19 @@ func TestStreamStreamJoinMatchesOracle(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d-triggers", how, k), func(t *testing.T) {
 				lc, rc := split(clicks, k), splitImps(imps, k)
 				want, wantDropped := joinOracle(lc, rc, how, lower, upper, delay)
-				mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-				defer mem.AssertSize(t, 0)
-				ls := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
-				rs := memsrc.New(impSchema, memsrc.WithAllocator(mem))
 				d := time.Duration(delay) * time.Microsecond
-				left := millrace.ReadStream(ls).WithWatermark("event_time", d)
-				right := millrace.ReadStream(rs).WithWatermark("imp_time", d)
-				cond := millrace.Col("campaign").Eq(millrace.Col("ad")).
-					And(millrace.Col("imp_time").Between(millrace.Col("event_time").Minus(5*time.Second), millrace.Col("event_time").Plus(10*time.Second)))
-				rec := testutil.NewRecorder()
-				counter := &dropCounter{}
-				ctx := context.Background()
-				// A long trigger interval: after the first trigger (at start,
-				// with the first chunks already added) batches run only when
-				// ProcessAllAvailable asks, after both sources got their chunk.
-				add := func(i int) {
-					if _, err := ls.AddRows(clickRows(lc[i])...); err != nil {
-						t.Fatal(err)
-					}
-					if _, err := rs.AddRows(impRows(rc[i])...); err != nil {
-						t.Fatal(err)
-					}
-				}
-				add(0)
-				q, err := left.Join(right, cond, how).WriteStream(rec).Allocator(mem).StatePartitions(3).Listener(counter).
-					Trigger(millrace.ProcessingTime(time.Hour)).Start(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for i := range lc {
-					if i > 0 {
-						add(i)
-					}
-					if err := q.ProcessAllAvailable(ctx); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if err := q.Stop(); err != nil {
-					t.Fatal(err)
-				}
-				if d := testutil.Diff(rec.All(), want); d != "" {
+				got, dropped, _ := runTwoStreams(t, lc, rc, func(ls, rs *memsrc.Source) *millrace.Stream {
+					left := millrace.ReadStream(ls).WithWatermark("event_time", d)
+					right := millrace.ReadStream(rs).WithWatermark("imp_time", d)
+					cond := millrace.Col("campaign").Eq(millrace.Col("ad")).
+						And(millrace.Col("imp_time").Between(millrace.Col("event_time").Minus(5*time.Second), millrace.Col("event_time").Plus(10*time.Second)))
+					return left.Join(right, cond, how)
+				}, millrace.Append)
+				if d := testutil.Diff(got, want); d != "" {
 					t.Fatal(d)
 				}
-				if got := counter.dropped.Load(); got != wantDropped {
-					t.Fatalf("dropped %d late rows, oracle %d", got, wantDropped)
+				if dropped != wantDropped {
+					t.Fatalf("dropped %d late rows, oracle %d", dropped, wantDropped)
 				}
 				if len(want) < 100 {
 					t.Fatalf("only %d output rows", len(want))
@@ -349,4 +317,46 @@ func TestStreamJoinRecovery(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runTwoStreams runs a query over a click source and an impression source,
+// feeding chunk i of each before batch i (a long trigger interval keeps
+// batches to the calls of ProcessAllAvailable), and returns the committed
+// rows, the late rows dropped and the last progress event.
+func runTwoStreams(t *testing.T, lc [][]click, rc [][]imp, build func(l, r *memsrc.Source) *millrace.Stream, mode millrace.OutputMode) ([][]any, int64, *millrace.Progress) {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	ls := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
+	rs := memsrc.New(impSchema, memsrc.WithAllocator(mem))
+	add := func(i int) {
+		if _, err := ls.AddRows(clickRows(lc[i])...); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := rs.AddRows(impRows(rc[i])...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// the first trigger runs at start: the first chunks are there already
+	add(0)
+	rec := testutil.NewRecorder()
+	counter := &dropCounter{}
+	ctx := context.Background()
+	q, err := build(ls, rs).WriteStream(rec).OutputMode(mode).Allocator(mem).StatePartitions(3).Listener(counter).
+		Trigger(millrace.ProcessingTime(time.Hour)).Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range lc {
+		if i > 0 {
+			add(i)
+		}
+		if err := q.ProcessAllAvailable(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := q.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	return rec.All(), counter.dropped.Load(), q.LastProgress()
 }
