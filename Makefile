@@ -3,13 +3,17 @@ GO ?= go
 # Packages with goroutines of their own get the race detector.
 RACE_PKGS = . ./exec/... ./sources/... ./sinks/...
 
-.PHONY: test vet venv unit race interop bench demo build
+.PHONY: test vet venv kafka unit race interop bench demo build
 
-test: vet venv unit race interop
+test: vet venv kafka unit race interop
 
 # Python readers used as independent oracles (delta-rs for Delta tables).
 venv:
 	sh scripts/venv.sh
+
+# The Apache Kafka broker jars (from Maven Central) the Kafka tests start.
+kafka:
+	bash scripts/kafka/install.sh
 
 vet:
 	$(GO) vet ./...
