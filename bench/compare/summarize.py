@@ -42,17 +42,23 @@ def main():
             r = by[q].get(eng)
             if not r:
                 continue
+            if "error" in r:
+                # The engine refused the query (spark_nexmark.py records why).
+                what = "failed" if r.get("failed") else "not expressible in Spark Structured Streaming"
+                print(f"{q:6} {eng:9} {r['events']:>10} {what}: {r['error'].splitlines()[0][:160]}")
+                continue
             out = r.get("outputRows", "")
             rc = rw = ""
-            if m and eng != "millrace" and r["eventsPerSecondPerCore"] and r["eventsPerSecond"]:
+            if m and eng != "millrace" and "error" not in m and r["eventsPerSecondPerCore"] and r["eventsPerSecond"]:
                 rc = f"{m['eventsPerSecondPerCore'] / r['eventsPerSecondPerCore']:.2f}"
                 rw = f"{m['eventsPerSecond'] / r['eventsPerSecond']:.2f}"
             print(f"{q:6} {eng:9} {r['events']:>10} {r['wallSeconds']:>8.2f} {r['cores']:>5.2f} "
                   f"{r['eventsPerSecond']:>12,.0f} {r['eventsPerSecondPerCore']:>14,.0f} {str(out):>10} {rc:>22} {rw:>18}")
         if m and m.get("oracle"):
             print(f"{'':6} millrace oracle: {'ok' if m['oracle']['ok'] else 'MISMATCH'}")
-    print("\nspark output rows are not counted (noop sink); duckdb's q12 is one window "
-          "(a batch has one processing time), so its rows differ from the streams'.")
+    print("\nspark output rows: the noop sink's numOutputRows summed over batches (blank when "
+          "not reported; for Update mode, q12, rows updated per trigger); duckdb's q12 is one "
+          "window (a batch has one processing time), so its rows differ from the streams'.")
 
 
 if __name__ == "__main__":
