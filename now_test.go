@@ -2,6 +2,7 @@ package millrace_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,8 +15,9 @@ import (
 // time, from the query's clock.
 func TestCurrentTimestamp(t *testing.T) {
 	src := memsrc.New(clickSchema)
-	clock := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	now := func() time.Time { return clock }
+	var clock atomic.Int64 // µs; the engine reads it from its own goroutine
+	clock.Store(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC).UnixMicro())
+	now := func() time.Time { return time.UnixMicro(clock.Load()) }
 	rec := testutil.NewRecorder()
 	ctx := context.Background()
 	q, err := millrace.ReadStream(src).Select(millrace.Col("user"), millrace.CurrentTimestamp().As("p_time")).
@@ -24,7 +26,7 @@ func TestCurrentTimestamp(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, c := range split(genClicks(30, 1, 0), 3) {
-		clock = clock.Add(time.Duration(i+1) * time.Minute)
+		clock.Add(int64(time.Duration(i+1) * time.Minute / time.Microsecond))
 		if _, err := src.AddRows(clickRows(c)...); err != nil {
 			t.Fatal(err)
 		}

@@ -21,6 +21,11 @@ type checkpointer struct {
 	store *state.Store // nil for a stateless query
 	// pending is the batch recovery found planned but not committed.
 	pending *checkpoint.OffsetEntry
+	// log runs the durable writes of running batches in order.
+	log *logWriter
+	// committedEnds are the source offsets of the last batch whose commit
+	// is queued; sources hear of them once it is durable (commitSources).
+	committedEnds []sources.Offset
 }
 
 // Operator ids in the state store: stage i of the query is operator i. The
@@ -65,7 +70,7 @@ func openCheckpointer(q *Query) (*checkpointer, error) {
 		return nil, err
 	}
 	q.id = meta.ID
-	c := &checkpointer{q: q, dir: dir}
+	c := &checkpointer{q: q, dir: dir, log: newLogWriter()}
 	if len(q.c.stages) > 0 {
 		_, _, _, comMax := dir.Batches()
 		// The engine counts its rows itself (changelog meta rows); the store's
@@ -83,10 +88,40 @@ func openCheckpointer(q *Query) (*checkpointer, error) {
 	return c, nil
 }
 
-func (c *checkpointer) close() {
+// close drains the queued writes (returning the first error), tells the
+// sources what is committed, and closes the state store.
+func (c *checkpointer) close() error {
+	err := c.log.close()
+	if err == nil {
+		err = c.commitSources()
+	}
 	if c.store != nil {
 		_ = c.store.Close()
 	}
+	return err
+}
+
+// sync waits for the queued writes; then the last queued commit is durable
+// and the sources may forget what it covers.
+func (c *checkpointer) sync() error {
+	if err := c.log.sync(); err != nil {
+		return err
+	}
+	return c.commitSources()
+}
+
+func (c *checkpointer) commitSources() error {
+	ends := c.committedEnds
+	c.committedEnds = nil
+	for i, s := range c.q.c.scans {
+		if ends == nil {
+			break
+		}
+		if err := s.Source.Commit(ends[i]); err != nil {
+			return fmt.Errorf("source %d (%s): commit: %w", i, s.Source.Name(), err)
+		}
+	}
+	return nil
 }
 
 // recover restores the driver's position from the logs: the next batch id,
@@ -253,13 +288,20 @@ func (c *checkpointer) writeOffsets(b *batchRun) error {
 	for i, o := range b.ends {
 		offs[i] = string(o)
 	}
-	return c.dir.WriteOffsets(checkpoint.OffsetEntry{
+	e := checkpoint.OffsetEntry{
 		BatchID:          b.id,
 		BatchWatermarkMs: b.watermarkUs / 1000,
 		BatchTimestampMs: b.timestampMs,
 		Conf:             map[string]string{confStatePartitions: strconv.Itoa(c.q.cfg.StatePartitions)},
 		Offsets:          offs,
+	}
+	c.log.submit(func() error {
+		if err := c.dir.WriteOffsets(e); err != nil {
+			return err
+		}
+		return c.q.fault(StepOffsetsWritten, e.BatchID)
 	})
+	return nil
 }
 
 // commitState commits batch b's state changes as state version b.id,
@@ -276,17 +318,29 @@ func (c *checkpointer) commitState(b *batchRun, nextWMUs int64) error {
 		}
 	}
 	txn.Put(metaStateOp, 0, nextWatermarkKey, binary.BigEndian.AppendUint64(nil, uint64(nextWMUs/1000)))
-	if err := txn.Commit(); err != nil {
-		return fmt.Errorf("batch %d: state commit: %w", b.id, err)
-	}
+	id := b.id
+	c.log.submit(func() error {
+		if err := txn.Commit(); err != nil {
+			return fmt.Errorf("batch %d: state commit: %w", id, err)
+		}
+		return c.q.fault(StepStateCommitted, id)
+	})
 	return nil
 }
 
 // commit writes the commit log entry of batch b.
 func (c *checkpointer) commit(b *batchRun, nextWMUs int64) error {
-	if err := c.dir.WriteCommit(checkpoint.CommitEntry{BatchID: b.id, NextBatchWatermarkMs: nextWMUs / 1000}); err != nil {
-		return err
-	}
 	c.pending = nil
-	return c.dir.Purge(checkpoint.DefaultRetain)
+	c.committedEnds = b.ends
+	e := checkpoint.CommitEntry{BatchID: b.id, NextBatchWatermarkMs: nextWMUs / 1000}
+	c.log.submit(func() error {
+		if err := c.dir.WriteCommit(e); err != nil {
+			return err
+		}
+		if err := c.q.fault(StepCommitWritten, e.BatchID); err != nil {
+			return err
+		}
+		return c.dir.Purge(checkpoint.DefaultRetain)
+	})
+	return nil
 }

@@ -25,6 +25,12 @@ func (q *Query) run(ctx context.Context) {
 		l.OnQueryStarted(q.id, q.runID, q.cfg.Name)
 	}
 	err := q.loop(ctx)
+	if q.ckpt != nil {
+		// the queued checkpoint writes finish before the query ends
+		if cerr := q.ckpt.close(); err == nil {
+			err = cerr
+		}
+	}
 	if err == nil || (ctx.Err() != nil && q.isStopped()) {
 		err = ErrStopped
 	}
@@ -36,9 +42,6 @@ func (q *Query) run(ctx context.Context) {
 	q.c.release()
 	for _, s := range q.c.scans {
 		_ = s.Source.Close()
-	}
-	if q.ckpt != nil {
-		q.ckpt.close()
 	}
 	var reported error
 	if !errors.Is(err, ErrStopped) {
@@ -145,14 +148,12 @@ func (q *Query) trigger(ctx context.Context, start time.Time) (bool, error) {
 		triggerAt:       start,
 	}
 	if q.ckpt != nil {
+		// queued: durable before the sink commit (runBatch syncs there)
 		t := time.Now()
 		if err := q.ckpt.writeOffsets(b); err != nil {
 			return false, err
 		}
 		b.durations["walCommit"] = time.Since(t).Milliseconds()
-		if err := q.fault(StepOffsetsWritten, b.id); err != nil {
-			return false, err
-		}
 	}
 	if err := q.execute(ctx, b); err != nil {
 		return false, err
@@ -220,10 +221,8 @@ func (q *Query) execute(ctx context.Context, b *batchRun) error {
 		if err := q.fault(StepSinkCommitted, b.id); err != nil {
 			return err
 		}
+		// queued behind the sink commit: the state, then commits/N
 		if err := q.ckpt.commitState(b, q.watermarkUs); err != nil {
-			return err
-		}
-		if err := q.fault(StepStateCommitted, b.id); err != nil {
 			return err
 		}
 		for i := range b.stateOps {
@@ -232,13 +231,11 @@ func (q *Query) execute(ctx context.Context, b *batchRun) error {
 		if err := q.ckpt.commit(b, q.watermarkUs); err != nil {
 			return err
 		}
-		if err := q.fault(StepCommitWritten, b.id); err != nil {
-			return err
-		}
-	}
-	for i, s := range q.c.scans {
-		if err := s.Source.Commit(b.ends[i]); err != nil {
-			return fmt.Errorf("batch %d: source %d (%s): commit: %w", b.id, i, s.Source.Name(), err)
+	} else {
+		for i, s := range q.c.scans {
+			if err := s.Source.Commit(b.ends[i]); err != nil {
+				return fmt.Errorf("batch %d: source %d (%s): commit: %w", b.id, i, s.Source.Name(), err)
+			}
 		}
 	}
 	b.durations["commitOffsets"] = time.Since(t).Milliseconds()
@@ -432,6 +429,13 @@ func (q *Query) runBatch(ctx context.Context, b *batchRun) (err error) {
 	}
 	if err := q.fault(StepDataRead, b.id); err != nil {
 		return err
+	}
+	if q.ckpt != nil {
+		// offsets/N (and the previous batch's state and commit) are
+		// durable before anything of batch N leaves the engine
+		if err := q.ckpt.sync(); err != nil {
+			return err
+		}
 	}
 	if err := q.writeDeadLetters(ctx, b); err != nil {
 		return err

@@ -30,6 +30,9 @@ func (q *Query) fault(step string, id int64) error {
 		select {} // the signal is on its way
 	}
 	if q.cfg.FaultInjection != nil {
+		// the checkpoint's writer goroutine calls this too
+		q.faultMu.Lock()
+		defer q.faultMu.Unlock()
 		if err := q.cfg.FaultInjection(step, id); err != nil {
 			return fmt.Errorf("batch %d: injected fault at %s: %w", id, step, err)
 		}

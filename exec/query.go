@@ -125,6 +125,7 @@ type Query struct {
 	ckpt        *checkpointer
 	crashStep   string
 	crashBatch  int64
+	faultMu     sync.Mutex
 	adaptive    adaptiveLimit
 	deadLetters []*deadLetters // per source, with a dead-letter sink
 }
