@@ -111,7 +111,7 @@ func (h *HashTable) remapGroupColumn(remap []uint32) {
 // rehashStored recomputes every group's hash from its stored key (the same
 // function hashRows applies to a batch) and rebuilds the slot array.
 func (h *HashTable) rehashStored() {
-	if h.mode == modeInt {
+	if h.mode == modeInt || h.mode == modePair {
 		h.rebuild(slotsFor(h.n))
 		return
 	}

@@ -23,6 +23,7 @@ const (
 	modeInt     tableMode = iota // one int32/int64/timestamp key: slots hold the key inline
 	modeBytes                    // one string/binary key: slots hold hash tag + group
 	modeGeneric                  // anything else: probed in rounds, compared column by column
+	modePair                     // two int32/int64/timestamp keys: slots hold both inline
 )
 
 // intSlot is one slot of the single integer key table. g is the group id
@@ -46,9 +47,10 @@ type HashTable struct {
 	mask  uint64
 	limit int // grow when n reaches limit (1/2 load)
 
-	islots []intSlot // modeInt
-	slots  []uint64  // modeBytes, modeGeneric: tag<<32 | group+1, 0 = empty
-	hashes []uint64  // modeBytes, modeGeneric: full hash per group, for rehash
+	islots []intSlot  // modeInt
+	pslots []pairSlot // modePair
+	slots  []uint64   // modeBytes, modeGeneric: tag<<32 | group+1, 0 = empty
+	hashes []uint64   // modeBytes, modeGeneric: full hash per group, for rehash
 
 	// nullGroup is the group of the null key in the single-key modes, which
 	// keep the null key out of the slot array; NoGroup when absent.
@@ -71,6 +73,13 @@ func NewHashTable(keyTypes []arrow.DataType) (*HashTable, error) {
 		}
 		h.cols = append(h.cols, c)
 	}
+	isInt := func(t arrow.DataType) bool {
+		id := t.ID()
+		return id == arrow.INT32 || id == arrow.INT64 || id == arrow.TIMESTAMP
+	}
+	if len(keyTypes) == 2 && isInt(keyTypes[0]) && isInt(keyTypes[1]) {
+		h.mode = modePair
+	}
 	if len(keyTypes) == 1 {
 		switch keyTypes[0].ID() {
 		case arrow.INT32, arrow.INT64, arrow.TIMESTAMP:
@@ -91,9 +100,12 @@ func (h *HashTable) alloc(n int) {
 	if n <= smallSlots {
 		h.limit = n / smallLoad
 	}
-	if h.mode == modeInt {
+	switch h.mode {
+	case modeInt:
 		h.islots = make([]intSlot, n)
-	} else {
+	case modePair:
+		h.pslots = make([]pairSlot, n)
+	default:
 		h.slots = make([]uint64, n)
 	}
 }
@@ -139,6 +151,8 @@ func (h *HashTable) rebuild(n int) {
 			}
 			h.islots[p] = intSlot{key: k, g: uint32(g) + 1}
 		}
+	case modePair:
+		h.rebuildPairs()
 	default:
 		single := h.mode == modeBytes
 		for g := 0; g < h.n; g++ {
@@ -170,6 +184,7 @@ func (h *HashTable) Reset() {
 	h.hashes = h.hashes[:0]
 	h.nullGroup = NoGroup
 	clear(h.islots)
+	clear(h.pslots)
 	clear(h.slots)
 }
 
@@ -191,7 +206,7 @@ func (h *HashTable) Compact(keep []bool) {
 	}
 	h.n = len(h.cols[0].nulls)
 	h.nullGroup = NoGroup
-	if h.mode != modeGeneric {
+	if h.mode == modeInt || h.mode == modeBytes {
 		for g, null := range h.cols[0].nulls {
 			if null {
 				h.nullGroup = uint32(g)
@@ -221,7 +236,7 @@ func (h *HashTable) KeyIsNull(col int, group uint32) bool { return h.cols[col].n
 
 // MemoryUsage returns the approximate bytes held by the table.
 func (h *HashTable) MemoryUsage() int64 {
-	m := int64(cap(h.islots))*16 + int64(cap(h.slots))*8 + int64(cap(h.hashes))*8
+	m := int64(cap(h.islots))*16 + int64(cap(h.pslots))*24 + int64(cap(h.slots))*8 + int64(cap(h.hashes))*8
 	for i := range h.cols {
 		m += h.cols[i].memory()
 	}
@@ -278,6 +293,8 @@ func (h *HashTable) Lookup(keys []arrow.Array, sel []int32, groups []uint32, ins
 		h.lookupInt(keys[0], sel, groups, insert)
 	case modeBytes:
 		h.lookupBytes(keys[0], sel, groups, insert)
+	case modePair:
+		h.lookupPair(keys[0], keys[1], sel, groups, insert)
 	default:
 		err = h.lookupGeneric(keys, sel, groups, insert)
 	}
