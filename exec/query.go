@@ -255,6 +255,9 @@ func compile(cfg Config) (_ *compiled, err error) {
 			st.id = i
 		}
 	}
+	if cfg.LateSink == nil { // a late-data sink gets whole input rows
+		pruneSources(c, cfg.Plan)
+	}
 	if mc, ok := cfg.Sink.(sinks.ModeChecker); ok && !mc.SupportsMode(cfg.Mode) {
 		return nil, fmt.Errorf("sink %s does not support %s output mode", cfg.Sink.Name(), cfg.Mode)
 	}

@@ -109,3 +109,11 @@ type Table interface {
 type Versioned interface {
 	Version(ctx context.Context) (int64, error)
 }
+
+// ColumnPruner is implemented by sources that can skip producing columns a
+// query never reads. Before the first trigger the query calls PruneColumns
+// with the names of the columns it may read; the source may then fill the
+// others with nulls (the schema stays the same, so column positions hold).
+type ColumnPruner interface {
+	PruneColumns(needed []string)
+}

@@ -15,6 +15,7 @@ const BatchRows = 8192
 // scratch holds the per-record working slices of one Generate call.
 type scratch struct {
 	evs        []int64
+	skip       []bool // by column: a column no query reads, emitted as nulls
 	starts     [3][]int32
 	lens       [3][]int32
 	emailBytes []byte
@@ -33,7 +34,15 @@ func newScratch() *scratch {
 // of at most BatchRows rows, in position order. emit takes over each
 // record; Generate stops at the first error emit returns.
 func (g *Generator) Generate(mem memory.Allocator, k Kind, lo, hi int64, emit func(arrow.RecordBatch) error) error {
+	return g.GenerateColumns(mem, k, lo, hi, nil, emit)
+}
+
+// GenerateColumns is Generate with the string columns marked in skip (by
+// column index) emitted as nulls instead of generated: a query that never
+// reads them (sources.ColumnPruner) saves their copying.
+func (g *Generator) GenerateColumns(mem memory.Allocator, k Kind, lo, hi int64, skip []bool, emit func(arrow.RecordBatch) error) error {
 	s := newScratch()
+	s.skip = skip
 	for p := lo; p < hi; {
 		s.evs, p = g.collect(k, s.evs[:0], p, hi)
 		if len(s.evs) == 0 {
@@ -53,6 +62,17 @@ func (g *Generator) Generate(mem memory.Allocator, k Kind, lo, hi int64, emit fu
 		}
 	}
 	return nil
+}
+
+// strs gathers string column col, or returns n nulls when it is skipped.
+func (s *scratch) strs(mem memory.Allocator, col int, src []byte, starts, lens []int32, total, chunk int) arrow.Array {
+	if col < len(s.skip) && s.skip[col] {
+		b := array.NewStringBuilder(mem)
+		defer b.Release()
+		b.AppendNulls(len(starts))
+		return b.NewArray()
+	}
+	return gather(mem, src, starts, lens, total, chunk)
 }
 
 // collect appends the event numbers of kind k at positions [p, hi) until
@@ -216,10 +236,10 @@ func (g *Generator) buildBids(mem memory.Allocator, s *scratch) arrow.RecordBatc
 		fixedArray(arrow.PrimitiveTypes.Int64, aucB, n),
 		fixedArray(arrow.PrimitiveTypes.Int64, bidB, n),
 		fixedArray(arrow.PrimitiveTypes.Int64, prB, n),
-		gather(mem, t.chanData, chS, chL, chTot, 16),
-		gather(mem, t.urlData, urlS, urlL, urlTot, 96),
+		s.strs(mem, 3, t.chanData, chS, chL, chTot, 16),
+		s.strs(mem, 4, t.urlData, urlS, urlL, urlTot, 96),
 		fixedArray(columnar.Timestamp, tsB, n),
-		gather(mem, t.letters, exS, exL, exTot, 96),
+		s.strs(mem, 6, t.letters, exS, exL, exTot, 96),
 	}
 	return newRecord(BidSchema, cols, n)
 }
@@ -267,15 +287,15 @@ func (g *Generator) buildAuctions(mem memory.Allocator, s *scratch) arrow.Record
 	i64 := arrow.PrimitiveTypes.Int64
 	cols := []arrow.Array{
 		fixedArray(i64, bufs[0], n),
-		gather(mem, t.text, nmS, nmL, nmTot, 0),
-		gather(mem, t.text, dsS, dsL, dsTot, 0),
+		s.strs(mem, 1, t.text, nmS, nmL, nmTot, 0),
+		s.strs(mem, 2, t.text, dsS, dsL, dsTot, 0),
 		fixedArray(i64, bufs[1], n),
 		fixedArray(i64, bufs[2], n),
 		fixedArray(columnar.Timestamp, bufs[3], n),
 		fixedArray(columnar.Timestamp, bufs[4], n),
 		fixedArray(i64, bufs[5], n),
 		fixedArray(i64, bufs[6], n),
-		gather(mem, t.letters, exS, exL, exTot, 0),
+		s.strs(mem, 9, t.letters, exS, exL, exTot, 0),
 	}
 	return newRecord(AuctionSchema, cols, n)
 }
@@ -344,7 +364,7 @@ func (g *Generator) buildPersons(mem memory.Allocator, s *scratch) arrow.RecordB
 		fixedArray(arrow.PrimitiveTypes.Int64, idB, n),
 		names.NewArray(), emails.NewArray(), cards.NewArray(), cities.NewArray(), states.NewArray(),
 		fixedArray(columnar.Timestamp, tsB, n),
-		gather(mem, t.letters, exS, exL, exTot, 0),
+		s.strs(mem, 7, t.letters, exS, exL, exTot, 0),
 	}
 	return newRecord(PersonSchema, cols, n)
 }

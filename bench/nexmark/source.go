@@ -17,6 +17,9 @@ import (
 type Source struct {
 	g    *Generator
 	kind Kind
+	// skip marks the string columns the query never reads
+	// (sources.ColumnPruner): they are emitted as nulls.
+	skip []bool
 
 	mu     sync.Mutex
 	capped bool
@@ -37,6 +40,20 @@ func (g *Generator) Source(k Kind) *Source { return &Source{g: g, kind: k} }
 
 // Generator returns the source's generator.
 func (s *Source) Generator() *Generator { return s.g }
+
+// PruneColumns implements sources.ColumnPruner: string columns not in
+// needed are emitted as nulls, saving their generation.
+func (s *Source) PruneColumns(needed []string) {
+	keep := map[string]bool{}
+	for _, n := range needed {
+		keep[n] = true
+	}
+	fields := s.Schema().Fields()
+	s.skip = make([]bool, len(fields))
+	for i, f := range fields {
+		s.skip[i] = !keep[f.Name] && f.Type.ID() == arrow.STRING
+	}
+}
 
 // Kind returns the kind of events the source emits.
 func (s *Source) Kind() Kind { return s.kind }
@@ -136,7 +153,7 @@ func (s *Source) PlanPartitions(start, end sources.Offset) ([]sources.InputParti
 	for i := range p {
 		lo, hi := from+n*i/p, from+n*(i+1)/p
 		if hi > lo {
-			parts = append(parts, &partition{g: s.g, kind: s.kind, from: lo, to: hi})
+			parts = append(parts, &partition{g: s.g, kind: s.kind, from: lo, to: hi, skip: s.skip})
 		}
 	}
 	return parts, nil
@@ -152,11 +169,12 @@ type partition struct {
 	g        *Generator
 	kind     Kind
 	from, to int64
+	skip     []bool
 }
 
 // Read generates the partition's events, checking ctx between records.
 func (p *partition) Read(ctx context.Context, mem memory.Allocator, emit func(arrow.RecordBatch) error) error {
-	err := p.g.Generate(mem, p.kind, p.from, p.to, func(rec arrow.RecordBatch) error {
+	err := p.g.GenerateColumns(mem, p.kind, p.from, p.to, p.skip, func(rec arrow.RecordBatch) error {
 		if err := ctx.Err(); err != nil {
 			rec.Release()
 			return err
