@@ -325,3 +325,76 @@ func TestHighestBidPerWindow(t *testing.T) {
 		t.Fatalf("only %d rows", len(want))
 	}
 }
+
+// TestOneStreamTwoUses uses one stream in two places of a plan (raw rows and
+// their per-window maximum, as in TestHighestBidPerWindow): its source is
+// read once per batch and the batches fan out; the result equals the one
+// with two separate reads of the same data.
+func TestOneStreamTwoUses(t *testing.T) {
+	const delay = 10 * second
+	data := genClicks(6000, 91, 0)
+	build := func(s1, s2 *memsrc.Source) *millrace.Stream {
+		d := time.Duration(delay) * time.Microsecond
+		raw := millrace.ReadStream(s1).WithWatermark("event_time", d)
+		second := raw
+		if s2 != nil {
+			second = millrace.ReadStream(s2).WithWatermark("event_time", d)
+		}
+		bids := raw.Select(millrace.Col("event_time"), millrace.Col("campaign"), millrace.Col("amount"),
+			millrace.Window(millrace.Col("event_time"), time.Minute).As("window"))
+		maxes := second.GroupBy(millrace.Window(millrace.Col("event_time"), time.Minute).As("max_window")).
+			Agg(millrace.Max(millrace.Col("amount")).As("max_amount"))
+		return bids.Join(maxes, millrace.Col("window").Eq(millrace.Col("max_window")).And(millrace.Col("amount").Eq(millrace.Col("max_amount"))), millrace.Inner)
+	}
+	run := func(twoSources bool) ([][]any, int64) {
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		defer mem.AssertSize(t, 0)
+		s1 := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
+		var s2 *memsrc.Source
+		if twoSources {
+			s2 = memsrc.New(clickSchema, memsrc.WithAllocator(mem))
+		}
+		chunks := split(data, 20)
+		add := func(i int) {
+			if _, err := s1.AddRows(clickRows(chunks[i])...); err != nil {
+				t.Fatal(err)
+			}
+			if s2 != nil {
+				if _, err := s2.AddRows(clickRows(chunks[i])...); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		add(0)
+		rec := testutil.NewRecorder()
+		ctx := context.Background()
+		q, err := build(s1, s2).WriteStream(rec).Allocator(mem).StatePartitions(3).Trigger(millrace.ProcessingTime(time.Hour)).Start(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range chunks {
+			if i > 0 {
+				add(i)
+			}
+			if err := q.ProcessAllAvailable(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := q.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		var read int64
+		for _, p := range q.RecentProgress() {
+			read += p.NumInputRows
+		}
+		return rec.All(), read
+	}
+	once, readOnce := run(false)
+	twice, readTwice := run(true)
+	if d := testutil.Diff(once, twice); d != "" {
+		t.Fatal(d)
+	}
+	if len(once) < 4 || readOnce != int64(len(data)) || readTwice != 2*int64(len(data)) {
+		t.Fatalf("rows %d, read %d once and %d with two sources", len(once), readOnce, readTwice)
+	}
+}

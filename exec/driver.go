@@ -376,31 +376,48 @@ func (q *Query) runBatch(ctx context.Context, b *batchRun) (err error) {
 	}()
 
 	states := make([]*task, len(tasks))
-	shuf := make([]*shuffled, len(tasks))
+	shuf := make([][]*shuffled, len(tasks)) // per task, per route of its source
 	defer func() {
-		for _, s := range shuf {
-			if s != nil {
-				s.release()
+		for _, ss := range shuf {
+			for _, s := range ss {
+				if s != nil {
+					s.release()
+				}
 			}
 		}
 	}()
 	err = parallel(ctx, len(tasks), q.cfg.Parallelism, func(ctx context.Context, i int) error {
 		t := q.newTask(ctx, b.watermarkUs)
 		states[i] = t
-		shuf[i] = &shuffled{}
 		src := tasks[i].src
-		ch := c.chains[src]
+		routes := c.routes[src]
+		shuf[i] = make([]*shuffled, len(routes))
+		for r := range routes {
+			shuf[i][r] = &shuffled{}
+		}
 		return tasks[i].part.Read(ctx, q.mem, func(rec arrow.RecordBatch) error {
 			t.inputRows[src] += rec.NumRows()
-			batch, err := ch.run(t, columnar.Batch{Rec: rec})
-			if err != nil {
-				return err
+			for r, rt := range routes {
+				if r < len(routes)-1 {
+					rec.Retain() // each route takes over one reference
+				}
+				batch, err := rt.ch.run(t, columnar.Batch{Rec: rec})
+				if err == nil {
+					if rt.stage != nil {
+						t.side = rt.side
+						err = rt.stage.op.prepare(t, batch, shuf[i][r], late)
+					} else {
+						err = out.write(ctx, t, batch)
+					}
+				}
+				if err != nil {
+					for range routes[r+1:] {
+						rec.Release()
+					}
+					return err
+				}
 			}
-			if st := c.scanStage[src]; st != nil {
-				t.side = c.sides[src]
-				return st.op.prepare(t, batch, shuf[i], late)
-			}
-			return out.write(ctx, t, batch)
+			return nil
 		})
 	})
 	if err != nil {
@@ -419,8 +436,11 @@ func (q *Query) runBatch(ctx context.Context, b *batchRun) (err error) {
 	if len(c.stages) > 0 {
 		inputs := map[*stage][]*shuffled{}
 		for i, task := range tasks {
-			if st := c.scanStage[task.src]; st != nil {
-				inputs[st] = append(inputs[st], shuf[i])
+			for r, rt := range c.routes[task.src] {
+				if rt.stage != nil {
+					inputs[rt.stage] = append(inputs[rt.stage], shuf[i][r])
+					shuf[i][r] = nil // released by runStages
+				}
 			}
 		}
 		if err := q.runStages(ctx, b, inputs, out); err != nil {

@@ -176,6 +176,9 @@ type watermarkInfo struct {
 func (q *compiled) compileChain(n plan.Node, chains map[int]chain, post *chain) (plan.Node, error) {
 	switch n := n.(type) {
 	case *plan.Scan:
+		if _, dup := chains[n.Index]; dup {
+			return nil, fmt.Errorf("a union of a stream with itself is not supported (%s)", n.Source.Name())
+		}
 		chains[n.Index] = nil
 		return nil, nil
 	case *plan.Aggregate, *plan.Deduplicate:

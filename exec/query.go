@@ -68,13 +68,14 @@ var ErrStopped = errors.New("query stopped")
 
 // compiled is the physical form of a plan.
 type compiled struct {
-	scans  []*plan.Scan
-	chains map[int]chain // per scan index: ops up to its stateful operator or the sink
+	scans []*plan.Scan
+	// routes lists, per scan index, where its batches go: through a chain
+	// of stateless operators into a stage's input, or to the sink. A stream
+	// used twice has two routes.
+	routes map[int][]route
 	// stages are the stateful operators in dependency order (inputs
-	// first); the last one feeds the sink. scanStage and sides say which
-	// stage and input each scan feeds.
+	// first); the last one feeds the sink.
 	stages     []*stage
-	scanStage  map[int]*stage
 	state      stateful // the last stage's operator; nil for a stateless query
 	post       chain    // ops above the last stateful operator
 	watermarks []watermarkInfo
@@ -84,9 +85,6 @@ type compiled struct {
 	operatorDeadLetters *deadLetters
 	// now is the running batch's timestamp in µs (current_timestamp()).
 	now *atomic.Int64
-	// sides maps a scan to the input of the stateful operator it feeds
-	// (0, or 1 for the right side of a stream-stream join).
-	sides map[int]int8
 	// mem allocates static tables; staticJoins are the stream-static joins.
 	mem         memory.Allocator
 	staticJoins []*staticJoinOp
@@ -211,7 +209,7 @@ func Start(ctx context.Context, cfg Config) (*Query, error) {
 // compile analyzes the parts of a query that depend on its output mode and
 // builds the operators.
 func compile(cfg Config) (_ *compiled, err error) {
-	c := &compiled{chains: map[int]chain{}, scans: plan.Scans(cfg.Plan), outSchema: cfg.Plan.Schema(), now: new(atomic.Int64), mem: cfg.Allocator}
+	c := &compiled{scans: plan.Scans(cfg.Plan), outSchema: cfg.Plan.Schema(), now: new(atomic.Int64), mem: cfg.Allocator}
 	defer func() {
 		if err != nil {
 			c.release() // static tables built before the error
@@ -226,15 +224,21 @@ func compile(cfg Config) (_ *compiled, err error) {
 	if cfg.DeadLetterSink != nil {
 		c.operatorDeadLetters = &deadLetters{}
 	}
+	// A stream used in several places of the plan is one Scan: its source
+	// is read once per batch and its batches fan out to every use.
 	seen := map[*plan.Scan]bool{}
-	for i, s := range c.scans {
-		if seen[s] {
-			return nil, fmt.Errorf("the same source is read twice in one query (%s): create a second source", s.Source.Name())
+	var unique []*plan.Scan
+	for _, s := range c.scans {
+		if !seen[s] {
+			seen[s] = true
+			s.Index = len(unique) // sources are numbered in plan order, the order of the offsets log
+			unique = append(unique, s)
 		}
-		seen[s] = true
-		s.Index = i // sources are numbered in plan order, the order of the offsets log
 	}
-	top, err := c.compileChain(cfg.Plan, c.chains, &c.post)
+	c.scans = unique
+	c.routes = map[int][]route{}
+	rootChains := map[int]chain{}
+	top, err := c.compileChain(cfg.Plan, rootChains, &c.post)
 	if err != nil {
 		return nil, err
 	}
@@ -242,10 +246,10 @@ func compile(cfg Config) (_ *compiled, err error) {
 		if cfg.Mode == sinks.Complete {
 			return nil, fmt.Errorf("complete output mode is not supported when there are no streaming aggregations")
 		}
+		for k, ch := range rootChains {
+			c.routes[k] = append(c.routes[k], route{ch: ch})
+		}
 	} else {
-		c.chains = map[int]chain{}
-		c.scanStage = map[int]*stage{}
-		c.sides = map[int]int8{}
 		final, err := c.buildStage(top, cfg, cfg.Mode)
 		if err != nil {
 			return nil, err
@@ -315,9 +319,7 @@ func (c *compiled) buildStage(n plan.Node, cfg Config, mode sinks.OutputMode) (*
 			continue
 		}
 		for k, ch := range chains {
-			c.chains[k] = ch
-			c.scanStage[k] = st
-			c.sides[k] = int8(side)
+			c.routes[k] = append(c.routes[k], route{ch: ch, stage: st, side: int8(side)})
 		}
 	}
 	op, err := newStateful(n, cfg, mode)
@@ -327,6 +329,14 @@ func (c *compiled) buildStage(n plan.Node, cfg Config, mode sinks.OutputMode) (*
 	st.op = op
 	c.stages = append(c.stages, st)
 	return st, nil
+}
+
+// route is one way a scan's batches go: through ch, then into stage's input
+// side, or to the sink when stage is nil.
+type route struct {
+	ch    chain
+	stage *stage
+	side  int8
 }
 
 // newStateful builds the operator of a stateful node running in mode.

@@ -74,8 +74,8 @@
 // grouped by (window, id, name) with auctions grouped by (window,
 // seller), on window and id = seller; q5 joins bid counts per (10 s
 // window sliding by 2 s, auction) with the per-window maximum of a
-// second read's counts, on (window, count). A query reads a kind twice
-// through two sources of one generator. Their output is the windows the
+// same counts, on (window, count); q5 and q7 use the bid stream twice (one
+// source, its batches fanned out to both uses). Their output is the windows the
 // final watermark closed; their Query.Rate is ChainedRate (100,000
 // events/s: 10M events span 100 s), applied by Query.Configure when the
 // Config's Rate is 0 — the CLI passes its --rate (default 10M/s, at which

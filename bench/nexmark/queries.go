@@ -76,8 +76,8 @@ var Queries = []Query{
 	{Name: "q4", Description: "average closing price per category (join + two-level aggregation, Complete mode)", Build: func(g *Generator) *millrace.Stream {
 		return Q4(g.Source(Auctions), g.Source(Bids), g.MaxAuctionLength())
 	}, Mode: millrace.Complete, Oracle: OracleQ4, Inputs: []Kind{Auctions, Bids}, Rate: ChainedRate},
-	{Name: "q5", Description: "hot items: auctions with the most bids per 10 s window sliding by 2 s", Build: func(g *Generator) *millrace.Stream { return Q5(g.Source(Bids), g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ5, Inputs: []Kind{Bids, Bids}, Rate: ChainedRate},
-	{Name: "q7", Description: "highest bid per 10 s tumbling window", Build: func(g *Generator) *millrace.Stream { return Q7(g.Source(Bids), g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ7, Inputs: []Kind{Bids, Bids}, Rate: ChainedRate},
+	{Name: "q5", Description: "hot items: auctions with the most bids per 10 s window sliding by 2 s", Build: func(g *Generator) *millrace.Stream { return Q5(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ5, Inputs: []Kind{Bids}, Rate: ChainedRate},
+	{Name: "q7", Description: "highest bid per 10 s tumbling window", Build: func(g *Generator) *millrace.Stream { return Q7(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ7, Inputs: []Kind{Bids}, Rate: ChainedRate},
 	{Name: "q8", Description: "new users: persons who opened an auction in the 10 s window they joined", Build: func(g *Generator) *millrace.Stream { return Q8(g.Source(Persons), g.Source(Auctions)) }, Mode: millrace.Append, Oracle: OracleQ8, Inputs: []Kind{Persons, Auctions}, Rate: ChainedRate},
 	{Name: "q11", Description: "bids per bidder per session (10 s gap)", Build: func(g *Generator) *millrace.Stream { return Q11(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ11, Inputs: []Kind{Bids}, Rate: ChainedRate},
 	{Name: "q12", Description: "bids per bidder in 10 s processing-time windows", Build: func(g *Generator) *millrace.Stream { return Q12(g.Source(Bids)) }, Mode: millrace.Update, Oracle: OracleQ12, Inputs: []Kind{Bids}, ProcessingTime: true},

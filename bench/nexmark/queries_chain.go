@@ -10,9 +10,8 @@ import (
 // Chained queries: q5 (hot items), q7 (highest bid) and q8 (new users),
 // each a join of windowed aggregations (or of raw rows carrying their
 // window) in Append mode with a watermark of dateTime − WatermarkDelay on
-// every read. A query reads a kind of event twice through two sources of
-// the same generator (g.Source(Bids) twice), since a Millrace stream is
-// read by one plan node.
+// every read. q5 and q7 use the bid stream twice: one source, read once
+// per batch, whose batches fan out to both uses.
 
 const (
 	// TumblingWindow is q7's and q8's window size.
@@ -37,15 +36,14 @@ const (
 //	ON AuctionBids.window = MaxBids.window AND AuctionBids.num >= MaxBids.maxn
 //
 // with num = maxn (the same thing, as maxn is the window's maximum; the
-// engine joins on equalities). bids1 and bids2 must be two sources of the
-// same events. Output columns: auction, num, window (struct<start, end>).
-func Q5(bids1, bids2 sources.Source) *millrace.Stream {
-	counts := millrace.ReadStream(bids1).
-		WithWatermark("dateTime", WatermarkDelay).
+// engine joins on equalities). Output columns: auction, num, window (struct<start, end>).
+func Q5(bidSource sources.Source) *millrace.Stream {
+	// one stream used twice: the source is read once, its batches fan out
+	bids := millrace.ReadStream(bidSource).WithWatermark("dateTime", WatermarkDelay)
+	counts := bids.
 		GroupBy(millrace.SlidingWindow(millrace.Col("dateTime"), HotItemsWindow, HotItemsSlide), millrace.Col("auction")).
 		Agg(millrace.Count().As("num"))
-	maxes := millrace.ReadStream(bids2).
-		WithWatermark("dateTime", WatermarkDelay).
+	maxes := bids.
 		GroupBy(millrace.SlidingWindow(millrace.Col("dateTime"), HotItemsWindow, HotItemsSlide).As("max_window"), millrace.Col("auction")).
 		Agg(millrace.Count().As("n")).
 		GroupBy(millrace.Col("max_window")).
@@ -62,16 +60,15 @@ func Q5(bids1, bids2 sources.Source) *millrace.Stream {
 //	ON B.price = B1.maxprice AND B.dateTime BETWEEN B1.window_end − 10 s AND B1.window_end
 //
 // as raw bids carrying their window (Window as a value) joined with the
-// per-window maximum on (window, price). bids1 and bids2 must be two
-// sources of the same events. Output columns: auction, price, bidder,
+// per-window maximum on (window, price). Output columns: auction, price, bidder,
 // dateTime, extra.
-func Q7(bids1, bids2 sources.Source) *millrace.Stream {
-	bids := millrace.ReadStream(bids1).
-		WithWatermark("dateTime", WatermarkDelay).
+func Q7(bidSource sources.Source) *millrace.Stream {
+	// one stream used twice: the source is read once, its batches fan out
+	all := millrace.ReadStream(bidSource).WithWatermark("dateTime", WatermarkDelay)
+	bids := all.
 		Select(millrace.Col("auction"), millrace.Col("price"), millrace.Col("bidder"), millrace.Col("dateTime"), millrace.Col("extra"),
 			millrace.Window(millrace.Col("dateTime"), TumblingWindow).As("window"))
-	maxes := millrace.ReadStream(bids2).
-		WithWatermark("dateTime", WatermarkDelay).
+	maxes := all.
 		GroupBy(millrace.Window(millrace.Col("dateTime"), TumblingWindow).As("max_window")).
 		Agg(millrace.Max(millrace.Col("price")).As("max_price"))
 	return bids.Join(maxes, millrace.Col("window").Eq(millrace.Col("max_window")).And(millrace.Col("price").Eq(millrace.Col("max_price"))), millrace.Inner).
