@@ -241,10 +241,10 @@ func (a *aggOperator) prepare(t *task, b columnar.Batch, out *shuffled, late *la
 		}
 	}()
 	// gather lists the input rows (with repeats for sliding windows) that
-	// make up the keyed batch; nil means every row of b.Rec as is.
-	gather := b.Sel
+	// make up the keyed batch; nil means every row of b.Rec as is. keep is
+	// the selection over the keyed batch.
+	var gather, keep []int32
 	var starts []int64
-	keep := b.Sel
 	if w := a.window; w != nil {
 		tsArr, err := w.time.value(t.mem, b.Rec)
 		if err != nil {

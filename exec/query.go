@@ -371,24 +371,6 @@ func newStateful(n plan.Node, cfg Config, mode sinks.OutputMode) (stateful, erro
 	return nil, fmt.Errorf("internal: %s is not a stateful operator", n.Describe())
 }
 
-// findStateful returns the first stateful node of a plan, or nil.
-func findStateful(n plan.Node) plan.Node {
-	switch n := n.(type) {
-	case *plan.Aggregate, *plan.Deduplicate:
-		return n
-	case *plan.Join:
-		if !plan.IsStatic(n.Right) {
-			return n
-		}
-		return findStateful(n.Left)
-	}
-	for _, c := range n.Children() {
-		if found := findStateful(c); found != nil {
-			return found
-		}
-	}
-	return nil
-}
 
 // checkAggMode applies Spark's rules for aggregations in Append mode.
 func checkAggMode(a *aggOperator, n *plan.Aggregate, mode sinks.OutputMode) error {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"sort"
 	"strings"
 	"time"
 
@@ -108,12 +107,3 @@ func (a *admin) discover(ctx context.Context, pool *connPool, topics []string, m
 	return out, nil
 }
 
-// sortedInfo returns the partitions of m in (topic, partition) order.
-func sortedInfo(m map[tp]partitionInfo) []tp {
-	keys := make([]tp, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return lessTP(keys[i], keys[j]) })
-	return keys
-}
