@@ -371,7 +371,6 @@ func newStateful(n plan.Node, cfg Config, mode sinks.OutputMode) (stateful, erro
 	return nil, fmt.Errorf("internal: %s is not a stateful operator", n.Describe())
 }
 
-
 // checkAggMode applies Spark's rules for aggregations in Append mode.
 func checkAggMode(a *aggOperator, n *plan.Aggregate, mode sinks.OutputMode) error {
 	if mode != sinks.Append {

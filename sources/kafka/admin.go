@@ -106,4 +106,3 @@ func (a *admin) discover(ctx context.Context, pool *connPool, topics []string, m
 	}
 	return out, nil
 }
-
