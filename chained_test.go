@@ -398,3 +398,78 @@ func TestOneStreamTwoUses(t *testing.T) {
 		t.Fatalf("rows %d, read %d once and %d with two sources", len(once), readOnce, readTwice)
 	}
 }
+
+// TestAggregationWithTwoConsumers is Nexmark q5's shape: per-window counts
+// feed both a join and the per-window maximum they are joined with — one
+// aggregation stage with two consumers. Checked against a naive
+// evaluation: the busiest campaigns of every closed window.
+func TestAggregationWithTwoConsumers(t *testing.T) {
+	const delay = 10 * second
+	data := genClicks(6000, 97, 0)
+	var maxTS int64
+	counts := map[int64]map[string]int64{}
+	for _, c := range data {
+		if c.ts == nil || c.campaign == nil {
+			continue
+		}
+		maxTS = max(maxTS, *c.ts)
+		w := *c.ts - mod(*c.ts, 60*second)
+		if counts[w] == nil {
+			counts[w] = map[string]int64{}
+		}
+		counts[w][*c.campaign]++
+	}
+	wm := (maxTS - delay) / 1000 * 1000
+	var want [][]any
+	for w, per := range counts {
+		if w+60*second > wm {
+			continue
+		}
+		var best int64
+		for _, n := range per {
+			best = max(best, n)
+		}
+		for camp, n := range per {
+			if n == best {
+				want = append(want, []any{[]any{w, w + 60*second}, camp, n})
+			}
+		}
+	}
+	for _, k := range []int{1, 10, 100} {
+		t.Run(fmt.Sprintf("%d-triggers", k), func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			src := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
+			perCampaign := millrace.ReadStream(src).Filter(millrace.Col("campaign").IsNotNull()).
+				WithWatermark("event_time", time.Duration(delay)*time.Microsecond).
+				GroupBy(millrace.Window(millrace.Col("event_time"), time.Minute), millrace.Col("campaign")).
+				Agg(millrace.Count().As("n"))
+			best := perCampaign.GroupBy(millrace.Col("window").As("best_window")).Agg(millrace.Max(millrace.Col("n")).As("best"))
+			q5 := perCampaign.Join(best, millrace.Col("window").Eq(millrace.Col("best_window")).And(millrace.Col("n").Eq(millrace.Col("best"))), millrace.Inner).
+				SelectCols("window", "campaign", "n")
+			rec := testutil.NewRecorder()
+			ctx := context.Background()
+			q, err := q5.WriteStream(rec).Allocator(mem).StatePartitions(3).Start(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range split(data, k) {
+				if _, err := src.AddRows(clickRows(c)...); err != nil {
+					t.Fatal(err)
+				}
+				if err := q.ProcessAllAvailable(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := q.Stop(); err != nil {
+				t.Fatal(err)
+			}
+			if d := testutil.Diff(rec.All(), want); d != "" {
+				t.Fatal(d)
+			}
+			if n := len(q.LastProgress().StateOperators); n != 3 || len(want) < 5 {
+				t.Fatalf("%d state operators (want 3: the shared aggregation once), %d rows", n, len(want))
+			}
+		})
+	}
+}

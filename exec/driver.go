@@ -512,36 +512,45 @@ func (q *Query) runStages(ctx context.Context, b *batchRun, inputs map[*stage][]
 // stage or to the sink.
 func (q *Query) forward(ctx context.Context, b *batchRun, st *stage, recs []arrow.RecordBatch, inputs map[*stage][]*shuffled, out *sinkWriter) error {
 	defer releaseAll(recs)
-	var t *task
-	post := q.c.post
-	sh := &shuffled{}
-	if st.next == nil {
-		t = q.newTask(ctx, b.watermarkUs)
-	} else {
-		t = q.newTask(ctx, b.prevWatermarkUs)
-		t.side = st.nextSide
-		post = st.post
-		inputs[st.next] = append(inputs[st.next], sh)
+	if len(st.outs) == 0 {
+		t := q.newTask(ctx, b.watermarkUs)
+		for i, r := range recs {
+			recs[i] = nil
+			batch, err := q.c.post.run(t, columnar.Batch{Rec: r})
+			if err != nil {
+				return err
+			}
+			if err := out.write(ctx, t, batch); err != nil {
+				return err
+			}
+		}
+		q.mergeStats(b, t)
+		return nil
 	}
-	for i, r := range recs {
-		recs[i] = nil
-		batch, err := post.run(t, columnar.Batch{Rec: r})
-		if err != nil {
-			return err
+	for _, o := range st.outs {
+		t := q.newTask(ctx, b.prevWatermarkUs)
+		t.side = o.side
+		sh := &shuffled{}
+		inputs[o.next] = append(inputs[o.next], sh)
+		for _, r := range recs {
+			r.Retain() // every consumer takes its own reference
+			batch, err := o.post.run(t, columnar.Batch{Rec: r})
+			if err != nil {
+				return err
+			}
+			if err := o.next.op.prepare(t, batch, sh, nil); err != nil {
+				return err
+			}
 		}
-		if st.next == nil {
-			err = out.write(ctx, t, batch)
-		} else {
-			err = st.next.op.prepare(t, batch, sh, nil)
-		}
-		if err != nil {
-			return err
-		}
+		q.mergeStats(b, t)
 	}
+	return nil
+}
+
+func (q *Query) mergeStats(b *batchRun, t *task) {
 	for i := range b.stats {
 		b.stats[i].merge(t.wm[i])
 	}
-	return nil
 }
 
 func releaseAll(recs []arrow.RecordBatch) {

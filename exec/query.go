@@ -76,8 +76,9 @@ type compiled struct {
 	// stages are the stateful operators in dependency order (inputs
 	// first); the last one feeds the sink.
 	stages     []*stage
-	state      stateful // the last stage's operator; nil for a stateless query
-	post       chain    // ops above the last stateful operator
+	built      map[plan.Node]*stage // the stage of each stateful node
+	state      stateful             // the last stage's operator; nil for a stateless query
+	post       chain                // ops above the last stateful operator
 	watermarks []watermarkInfo
 	outSchema  *arrow.Schema
 	// operatorDeadLetters collects records operators reject (FromJSON),
@@ -295,6 +296,11 @@ func (c *compiled) release() {
 // stage, Append for the others (a downstream operator needs rows that will
 // not change).
 func (c *compiled) buildStage(n plan.Node, cfg Config, mode sinks.OutputMode) (*stage, error) {
+	// A stateful node used twice (an aggregation whose output feeds two
+	// operators) is one stage with two consumers.
+	if st, ok := c.built[n]; ok {
+		return st, nil
+	}
 	st := &stage{}
 	inputs := n.Children()
 	if j, ok := n.(*plan.Join); ok {
@@ -315,7 +321,7 @@ func (c *compiled) buildStage(n plan.Node, cfg Config, mode sinks.OutputMode) (*
 			if err != nil {
 				return nil, err
 			}
-			upSt.post, upSt.next, upSt.nextSide = edge, st, int8(side)
+			upSt.outs = append(upSt.outs, stageOut{post: edge, next: st, side: int8(side)})
 			continue
 		}
 		for k, ch := range chains {
@@ -328,6 +334,10 @@ func (c *compiled) buildStage(n plan.Node, cfg Config, mode sinks.OutputMode) (*
 	}
 	st.op = op
 	c.stages = append(c.stages, st)
+	if c.built == nil {
+		c.built = map[plan.Node]*stage{}
+	}
+	c.built[n] = st
 	return st, nil
 }
 

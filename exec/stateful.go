@@ -38,11 +38,17 @@ type stateful interface {
 type stage struct {
 	op stateful
 	id int // its operator id in the state store: its position in the stages
-	// post runs on the operator's output; next is the stage it feeds, on
-	// input nextSide (nil: the sink, through compiled.post).
-	post     chain
-	next     *stage
-	nextSide int8
+	// outs are the consumers of the operator's output: each runs its post
+	// chain and feeds a stage's input side. No outs: the last stage, whose
+	// output goes through compiled.post to the sink.
+	outs []stageOut
 	// policy says when each state partition writes a snapshot.
 	policy []snapshotPolicy
+}
+
+// stageOut is one consumer of a stage's output.
+type stageOut struct {
+	post chain
+	next *stage
+	side int8
 }

@@ -38,16 +38,15 @@ const (
 // with num = maxn (the same thing, as maxn is the window's maximum; the
 // engine joins on equalities). Output columns: auction, num, window (struct<start, end>).
 func Q5(bidSource sources.Source) *millrace.Stream {
-	// one stream used twice: the source is read once, its batches fan out
-	bids := millrace.ReadStream(bidSource).WithWatermark("dateTime", WatermarkDelay)
-	counts := bids.
+	// the per-window counts feed both the join and the per-window maximum:
+	// one aggregation with two consumers
+	counts := millrace.ReadStream(bidSource).
+		WithWatermark("dateTime", WatermarkDelay).
 		GroupBy(millrace.SlidingWindow(millrace.Col("dateTime"), HotItemsWindow, HotItemsSlide), millrace.Col("auction")).
 		Agg(millrace.Count().As("num"))
-	maxes := bids.
-		GroupBy(millrace.SlidingWindow(millrace.Col("dateTime"), HotItemsWindow, HotItemsSlide).As("max_window"), millrace.Col("auction")).
-		Agg(millrace.Count().As("n")).
-		GroupBy(millrace.Col("max_window")).
-		Agg(millrace.Max(millrace.Col("n")).As("max_num"))
+	maxes := counts.
+		GroupBy(millrace.Col("window").As("max_window")).
+		Agg(millrace.Max(millrace.Col("num")).As("max_num"))
 	return counts.Join(maxes, millrace.Col("window").Eq(millrace.Col("max_window")).And(millrace.Col("num").Eq(millrace.Col("max_num"))), millrace.Inner).
 		SelectCols("auction", "num", "window")
 }
