@@ -8,6 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/millrace/millrace/internal/testutil"
 )
 
 const benchBatch = 64 << 10
@@ -19,8 +21,8 @@ type benchData struct {
 }
 
 func (d *benchData) release() {
-	releaseAll(d.keys)
-	releaseAll(d.vals)
+	testutil.ReleaseAll(d.keys)
+	testutil.ReleaseAll(d.vals)
 }
 
 func makeBenchData(keyType arrow.DataType, distinct, batches int) *benchData {
@@ -183,7 +185,7 @@ func BenchmarkGenericTwoKeys(b *testing.B) {
 		kb.Append(int64(rng.IntN(256)))
 	}
 	keys := []arrow.Array{tb.NewArray(), kb.NewArray()}
-	defer releaseAll(keys)
+	defer testutil.ReleaseAll(keys)
 	tb.Release()
 	kb.Release()
 	t, _ := NewTable([]arrow.DataType{tsType, arrow.PrimitiveTypes.Int64}, []arrow.DataType{arrow.PrimitiveTypes.Int64},

@@ -7,6 +7,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/millrace/millrace/internal/testutil"
 )
 
 var keyCases = []struct {
@@ -27,7 +29,7 @@ var keyCases = []struct {
 
 func TestHashTableOracle(t *testing.T) {
 	for _, kc := range keyCases {
-		for _, bs := range batchSizes {
+		for _, bs := range testutil.BatchSizes {
 			for _, useSel := range []bool{false, true} {
 				for _, nullP := range []float64{0, 0.1} {
 					name := fmt.Sprintf("%s/bs=%d/sel=%v/nulls=%v", kc.name, bs, useSel, nullP)
@@ -56,10 +58,10 @@ func testHashTable(t *testing.T, types []arrow.DataType, card, bs int, useSel bo
 	for done := 0; done < total; done += bs {
 		cols := make([]arrow.Array, len(types))
 		for j, ty := range types {
-			cols[j] = genColumn(mem, rng, ty, bs, card, nullP, rng.IntN(2) == 0)
+			cols[j] = testutil.GenColumn(mem, rng, ty, bs, card, nullP, rng.IntN(2) == 0)
 		}
-		sel := genSel(rng, bs, useSel)
-		defer releaseAll(cols)
+		sel := testutil.GenSel(rng, bs, useSel)
+		defer testutil.ReleaseAll(cols)
 		keys := oracleKeys(cols, sel)
 		before := map[string]bool{}
 		for _, k := range keys {
@@ -125,7 +127,7 @@ func checkKeyColumns(t *testing.T, mem memory.Allocator, h *HashTable, byGroup [
 		t.Fatalf("Len %d, want %d", len(all), len(byGroup))
 	}
 	kc := h.KeyColumns(mem, all)
-	defer releaseAll(kc)
+	defer testutil.ReleaseAll(kc)
 	got := oracleKeys(kc, nil)
 	for g := range got {
 		if got[g] != byGroup[g] {

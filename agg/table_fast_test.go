@@ -10,6 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/millrace/millrace/internal/testutil"
 )
 
 // Tests of the fast paths: the fused count(*)+sum loop (arguments without
@@ -91,12 +93,12 @@ func testFastPaths(t *testing.T, card, bs int, useSel bool) {
 			nullP = 0.3
 		}
 		args := genArgs(mem, rng, bs, nullP)
-		sel := genSel(rng, bs, useSel)
+		sel := testutil.GenSel(rng, bs, useSel)
 		if err := tab.Update(keys, args, sel); err != nil {
 			t.Fatal(err)
 		}
 		enc := oracleKeys(keys, sel)
-		for i, r := range liveRows(sel, bs) {
+		for i, r := range testutil.LiveRows(sel, bs) {
 			s := oracle[enc[i]]
 			if s == nil {
 				s = &oracleState{ds: map[string]bool{}, di: map[int64]bool{}}
@@ -105,8 +107,8 @@ func testFastPaths(t *testing.T, card, bs int, useSel bool) {
 			s.add(args, int(r))
 			dirty[enc[i]] = true
 		}
-		releaseAll(keys)
-		releaseAll(args)
+		testutil.ReleaseAll(keys)
+		testutil.ReleaseAll(args)
 
 		if batch%3 == 0 { // take the dirty set every third batch only
 			got := tab.TakeDirty()
@@ -115,7 +117,7 @@ func testFastPaths(t *testing.T, card, bs int, useSel bool) {
 			}
 			kc := tab.HashTable().KeyColumns(mem, got)
 			gotKeys := oracleKeys(kc, nil)
-			releaseAll(kc)
+			testutil.ReleaseAll(kc)
 			if len(gotKeys) != len(dirty) {
 				t.Fatalf("batch %d: %d dirty groups, want %d", batch, len(gotKeys), len(dirty))
 			}
@@ -139,7 +141,7 @@ func testFastPaths(t *testing.T, card, bs int, useSel bool) {
 				delete(oracle, k)
 				delete(dirty, k)
 			}
-			releaseAll(kc)
+			testutil.ReleaseAll(kc)
 			tab.Remove(victims)
 			if tab.Len() != len(oracle) {
 				t.Fatalf("after Remove: %d groups, oracle %d", tab.Len(), len(oracle))
@@ -158,7 +160,7 @@ func testFastPaths(t *testing.T, card, bs int, useSel bool) {
 	all := tab.AllGroups()
 	states := tab.EncodeStates(all)
 	kc := tab.HashTable().KeyColumns(mem, all)
-	defer releaseAll(kc)
+	defer testutil.ReleaseAll(kc)
 	tab2, _ := NewTable(keyTypes, argTypes, testSpecs)
 	if err := tab2.LoadGroups(kc, states); err != nil {
 		t.Fatal(err)

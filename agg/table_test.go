@@ -10,6 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/millrace/millrace/internal/testutil"
 )
 
 var argTypes = []arrow.DataType{
@@ -146,7 +148,7 @@ func genArgs(mem memory.Allocator, rng *rand.Rand, n int, nullP float64) []arrow
 		if t.ID() == arrow.FLOAT64 {
 			card = 1 << 20 // avoid the NaN / -0 values of the key generator
 		}
-		out[i] = genColumn(mem, rng, t, n, card, nullP, rng.IntN(2) == 0)
+		out[i] = testutil.GenColumn(mem, rng, t, n, card, nullP, rng.IntN(2) == 0)
 		if t.ID() == arrow.FLOAT64 {
 			// Replace NaNs: aggregates of NaN are not what this test checks.
 			b := array.NewFloat64Builder(mem)
@@ -171,7 +173,7 @@ func genArgs(mem memory.Allocator, rng *rand.Rand, n int, nullP float64) []arrow
 func TestTableOracle(t *testing.T) {
 	for _, kc := range []int{0, 3, 8} { // int64, string, mixed
 		k := keyCases[kc]
-		for _, bs := range batchSizes {
+		for _, bs := range testutil.BatchSizes {
 			for _, useSel := range []bool{false, true} {
 				name := fmt.Sprintf("%s/bs=%d/sel=%v", k.name, bs, useSel)
 				t.Run(name, func(t *testing.T) { testTable(t, k.types, k.card, bs, useSel) })
@@ -202,16 +204,16 @@ func testTable(t *testing.T, keyTypes []arrow.DataType, card, bs int, useSel boo
 		batch++
 		keys := make([]arrow.Array, len(keyTypes))
 		for j, ty := range keyTypes {
-			keys[j] = genColumn(mem, rng, ty, bs, card, 0.05, rng.IntN(2) == 0)
+			keys[j] = testutil.GenColumn(mem, rng, ty, bs, card, 0.05, rng.IntN(2) == 0)
 		}
 		args := genArgs(mem, rng, bs, 0.2)
-		sel := genSel(rng, bs, useSel)
+		sel := testutil.GenSel(rng, bs, useSel)
 		if err := tab.Update(keys, args, sel); err != nil {
 			t.Fatal(err)
 		}
 		enc := oracleKeys(keys, sel)
 		touched := map[string]bool{}
-		for i, r := range liveRows(sel, bs) {
+		for i, r := range testutil.LiveRows(sel, bs) {
 			s := oracle[enc[i]]
 			if s == nil {
 				s = &oracleState{ds: map[string]bool{}, di: map[int64]bool{}}
@@ -220,8 +222,8 @@ func testTable(t *testing.T, keyTypes []arrow.DataType, card, bs int, useSel boo
 			s.add(args, int(r))
 			touched[enc[i]] = true
 		}
-		releaseAll(keys)
-		releaseAll(args)
+		testutil.ReleaseAll(keys)
+		testutil.ReleaseAll(args)
 
 		// TakeDirty: exactly the keys of this batch, ascending.
 		dirty := tab.TakeDirty()
@@ -245,7 +247,7 @@ func testTable(t *testing.T, keyTypes []arrow.DataType, card, bs int, useSel boo
 			for _, k := range oracleKeys(kc, nil) {
 				delete(oracle, k)
 			}
-			releaseAll(kc)
+			testutil.ReleaseAll(kc)
 			tab.Remove(victims)
 			if tab.Len() != len(oracle) {
 				t.Fatalf("after Remove: %d groups, oracle %d", tab.Len(), len(oracle))
@@ -305,13 +307,13 @@ func TestTableGroupsWhere(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for b := 0; b < 5; b++ {
 		keys := []arrow.Array{
-			genColumn(mem, rng, tsType, 500, 20, 0.05, false),
-			genColumn(mem, rng, arrow.BinaryTypes.String, 500, 5, 0, true),
+			testutil.GenColumn(mem, rng, tsType, 500, 20, 0.05, false),
+			testutil.GenColumn(mem, rng, arrow.BinaryTypes.String, 500, 5, 0, true),
 		}
 		if err := tab.Update(keys, nil, nil); err != nil {
 			t.Fatal(err)
 		}
-		releaseAll(keys)
+		testutil.ReleaseAll(keys)
 	}
 	const cut = 10 * 60_000_000
 	old := tab.GroupsWhere(0, cut)

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/millrace/millrace/columnar"
+	"github.com/millrace/millrace/internal/testutil"
 )
 
 const (
@@ -61,7 +62,7 @@ func BenchmarkTableProbe(b *testing.B) {
 				}
 				probes = append(probes, int64Array(mem, vals))
 			}
-			defer releaseAll(probes)
+			defer testutil.ReleaseAll(probes)
 			var m Matches
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -101,7 +102,7 @@ func BenchmarkTableProbeGather(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		_ = tab.Probe([]arrow.Array{probe}, nil, &m)
-		releaseAll(tab.Gather(mem, m.BuildRows, []int{1}))
+		testutil.ReleaseAll(tab.Gather(mem, m.BuildRows, []int{1}))
 	}
 	b.ReportMetric(float64(b.N)*benchBatch/b.Elapsed().Seconds(), "rows/s")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/millrace/millrace/columnar"
+	"github.com/millrace/millrace/internal/testutil"
 )
 
 // orow is the oracle's view of a buffered row.
@@ -28,7 +29,7 @@ func TestBufferOracle(t *testing.T) {
 	cases := []int{0, 3, 7, 8} // int64, string, ts_int64, mixed
 	for _, ci := range cases {
 		kc := keyCases[ci]
-		for _, bs := range batchSizes {
+		for _, bs := range testutil.BatchSizes {
 			for _, useSel := range []bool{false, true} {
 				for _, nullP := range []float64{0, 0.1} {
 					name := fmt.Sprintf("%s/bs=%d/sel=%v/nulls=%v", kc.name, bs, useSel, nullP)
@@ -83,15 +84,15 @@ func testBuffer(t *testing.T, types []arrow.DataType, card, bs int, useSel bool,
 		// Add a batch.
 		cols := make([]arrow.Array, 0, len(types)+2)
 		for _, ty := range types {
-			cols = append(cols, genColumn(mem, rng, ty, bs, card, nullP, rng.IntN(2) == 0))
+			cols = append(cols, testutil.GenColumn(mem, rng, ty, bs, card, nullP, rng.IntN(2) == 0))
 		}
 		cols = append(cols, genTimes(mem, rng, bs, base, nullP), genSeq(mem, nextID, bs))
 		rec := array.NewRecordBatch(schema, cols, int64(bs))
 		keys, ok := oracleKeys(cols[:len(types)])
-		releaseAll(cols)
-		sel := genSel(rng, bs, useSel)
+		testutil.ReleaseAll(cols)
+		sel := testutil.GenSel(rng, bs, useSel)
 		var matchedRows []int32
-		for _, r := range liveRows(sel, bs) {
+		for _, r := range testutil.LiveRows(sel, bs) {
 			if rng.IntN(10) == 0 {
 				matchedRows = append(matchedRows, r)
 			}
@@ -104,7 +105,7 @@ func testBuffer(t *testing.T, types []arrow.DataType, card, bs int, useSel bool,
 			t.Fatalf("Add returned first row %d, oracle has %d rows", first, len(oracle))
 		}
 		tc := rec.Column(tcol).(*array.Timestamp)
-		for _, r := range liveRows(sel, bs) {
+		for _, r := range testutil.LiveRows(sel, bs) {
 			oracle = append(oracle, &orow{id: int64(nextID) + int64(r), key: keys[r], keyOK: ok[r],
 				time: int64(tc.Value(int(r))), timeOK: tc.IsValid(int(r)), matched: slices.Contains(matchedRows, r)})
 		}
@@ -114,10 +115,10 @@ func testBuffer(t *testing.T, types []arrow.DataType, card, bs int, useSel bool,
 		// Probe with a batch of the other side.
 		pcols := make([]arrow.Array, len(types))
 		for j, ty := range types {
-			pcols[j] = genColumn(mem, rng, ty, bs, card, nullP, rng.IntN(2) == 0)
+			pcols[j] = testutil.GenColumn(mem, rng, ty, bs, card, nullP, rng.IntN(2) == 0)
 		}
 		ptimes := genTimes(mem, rng, bs, base, nullP)
-		psel := genSel(rng, bs, useSel)
+		psel := testutil.GenSel(rng, bs, useSel)
 		lower := []int64{math.MinInt64, -150, -20, 0}[rng.IntN(4)]
 		upper := []int64{math.MaxInt64, 150, 30, 0}[rng.IntN(4)]
 		pkeys, pok := oracleKeys(pcols)
@@ -130,7 +131,7 @@ func testBuffer(t *testing.T, types []arrow.DataType, card, bs int, useSel bool,
 				byKey[o.key] = append(byKey[o.key], o)
 			}
 		}
-		for _, p := range liveRows(psel, bs) {
+		for _, p := range testutil.LiveRows(psel, bs) {
 			if !pok[p] || pt.IsNull(int(p)) {
 				continue
 			}
@@ -148,7 +149,7 @@ func testBuffer(t *testing.T, types []arrow.DataType, card, bs int, useSel bool,
 		if err := buf.Probe(pcols, ptimes, psel, lower, upper, &m); err != nil {
 			t.Fatal(err)
 		}
-		releaseAll(pcols)
+		testutil.ReleaseAll(pcols)
 		ptimes.Release()
 		if !slices.Equal(m.ProbeRows, wantP) && len(m.ProbeRows)+len(wantP) > 0 {
 			t.Fatalf("step %d: probe rows %v, want %v", step, m.ProbeRows, wantP)
@@ -244,7 +245,7 @@ func genTimes(mem memory.Allocator, rng *rand.Rand, n int, base int64, nullP flo
 func buildIDs(t *testing.T, mem memory.Allocator, b *Buffer, rows []int32, idcol int) []int64 {
 	t.Helper()
 	cols := b.GatherColumns(mem, rows, []int{idcol})
-	defer releaseAll(cols)
+	defer testutil.ReleaseAll(cols)
 	return slices.Clone(cols[0].(*array.Int64).Int64Values())
 }
 

@@ -2,8 +2,6 @@ package join
 
 import (
 	"fmt"
-	"math"
-	"math/rand/v2"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -11,9 +9,6 @@ import (
 
 	"github.com/millrace/millrace/columnar"
 )
-
-// batchSizes are the sizes every operator test replays over.
-var batchSizes = []int{1, 2, 3, 16, 1024, 65536}
 
 var keyCases = []struct {
 	name  string
@@ -31,57 +26,7 @@ var keyCases = []struct {
 	{"mixed", []arrow.DataType{arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int32, arrow.FixedWidthTypes.Boolean, arrow.PrimitiveTypes.Float64}, 8},
 }
 
-// genColumn returns a column of n values of type t drawn from card distinct
-// values, each null with probability nullP; a slice with a non-zero offset
-// when sliced is set.
-func genColumn(mem memory.Allocator, rng *rand.Rand, t arrow.DataType, n, card int, nullP float64, sliced bool) arrow.Array {
-	pad := 0
-	if sliced {
-		pad = 3
-	}
-	b := array.NewBuilder(mem, t)
-	defer b.Release()
-	for i := 0; i < n+2*pad; i++ {
-		if rng.Float64() < nullP {
-			b.AppendNull()
-			continue
-		}
-		v := rng.IntN(card)
-		switch bb := b.(type) {
-		case *array.Int64Builder:
-			bb.Append(int64(v)*7919 - 1000)
-		case *array.Int32Builder:
-			bb.Append(int32(v) - 50)
-		case *array.TimestampBuilder:
-			bb.Append(arrow.Timestamp(int64(v) * 60_000_000))
-		case *array.Float64Builder:
-			switch v {
-			case 0:
-				bb.Append(math.NaN())
-			case 1:
-				bb.Append(math.Copysign(0, -1))
-			case 2:
-				bb.Append(0)
-			default:
-				bb.Append(float64(v) / 4)
-			}
-		case *array.BooleanBuilder:
-			bb.Append(v%2 == 0)
-		case *array.StringBuilder:
-			bb.Append(fmt.Sprintf("k%0*d", v%13, v))
-		case *array.BinaryBuilder:
-			bb.Append([]byte(fmt.Sprintf("b\x00%d", v)))
-		}
-	}
-	arr := b.NewArray()
-	if !sliced {
-		return arr
-	}
-	defer arr.Release()
-	return array.NewSlice(arr, int64(pad), int64(pad+n))
-}
-
-// genInt64 returns n int64 values start, start+1, ... (a row id column).
+// genSeq returns n int64 values start, start+1, ... (a row id column).
 func genSeq(mem memory.Allocator, start, n int) arrow.Array {
 	b := array.NewInt64Builder(mem)
 	defer b.Release()
@@ -89,27 +34,6 @@ func genSeq(mem memory.Allocator, start, n int) arrow.Array {
 		b.Append(int64(start + i))
 	}
 	return b.NewArray()
-}
-
-// genSel returns a random increasing selection over n rows, or nil.
-func genSel(rng *rand.Rand, n int, use bool) []int32 {
-	if !use {
-		return nil
-	}
-	sel := []int32{}
-	for i := 0; i < n; i++ {
-		if rng.IntN(3) != 0 {
-			sel = append(sel, int32(i))
-		}
-	}
-	return sel
-}
-
-func liveRows(sel []int32, n int) []int32 {
-	if sel != nil {
-		return sel
-	}
-	return columnar.Identity(nil, n)
 }
 
 // oracleKey returns the encoded key of each row of cols ("" with ok false
@@ -132,12 +56,6 @@ func oracleKeys(cols []arrow.Array) ([]string, []bool) {
 		}
 	}
 	return keys, ok
-}
-
-func releaseAll(arrs []arrow.Array) {
-	for _, a := range arrs {
-		a.Release()
-	}
 }
 
 func schemaOf(types []arrow.DataType, extra ...arrow.Field) *arrow.Schema {

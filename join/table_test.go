@@ -9,11 +9,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/millrace/millrace/internal/testutil"
 )
 
 func TestTableOracle(t *testing.T) {
 	for _, kc := range keyCases {
-		for _, bs := range batchSizes {
+		for _, bs := range testutil.BatchSizes {
 			for _, useSel := range []bool{false, true} {
 				for _, nullP := range []float64{0, 0.1} {
 					name := fmt.Sprintf("%s/bs=%d/sel=%v/nulls=%v", kc.name, bs, useSel, nullP)
@@ -33,12 +35,12 @@ func buildSide(mem memory.Allocator, rng *rand.Rand, schema *arrow.Schema, types
 		n := rng.IntN(rows + 1)
 		var cols []arrow.Array
 		for _, ty := range types {
-			cols = append(cols, genColumn(mem, rng, ty, n, card, nullP, rng.IntN(2) == 0))
+			cols = append(cols, testutil.GenColumn(mem, rng, ty, n, card, nullP, rng.IntN(2) == 0))
 		}
-		cols = append(cols, genSeq(mem, id, n), genColumn(mem, rng, arrow.BinaryTypes.String, n, 1000, 0.2, true))
+		cols = append(cols, genSeq(mem, id, n), testutil.GenColumn(mem, rng, arrow.BinaryTypes.String, n, 1000, 0.2, true))
 		id += n
 		recs = append(recs, array.NewRecordBatch(schema, cols, int64(n)))
-		releaseAll(cols)
+		testutil.ReleaseAll(cols)
 	}
 	return recs
 }
@@ -92,13 +94,13 @@ func testTable(t *testing.T, types []arrow.DataType, card, bs int, useSel bool, 
 	for done := 0; done < total; done += bs {
 		cols := make([]arrow.Array, len(types))
 		for j, ty := range types {
-			cols[j] = genColumn(mem, rng, ty, bs, card+card/4+1, nullP, rng.IntN(2) == 0)
+			cols[j] = testutil.GenColumn(mem, rng, ty, bs, card+card/4+1, nullP, rng.IntN(2) == 0)
 		}
-		sel := genSel(rng, bs, useSel)
+		sel := testutil.GenSel(rng, bs, useSel)
 		keys, ok := oracleKeys(cols)
 		var want, wantOuter Matches
 		var wantSemi, wantAnti []int32
-		for _, p := range liveRows(sel, bs) {
+		for _, p := range testutil.LiveRows(sel, bs) {
 			var hits []int32
 			if ok[p] {
 				hits = index[keys[p]]
@@ -148,8 +150,8 @@ func testTable(t *testing.T, types []arrow.DataType, card, bs int, useSel bool, 
 				t.Fatalf("gather row %d (build row %d): id %v s %q, want s %q null %v", i, r, ids.Value(i), ss.Value(i), buildS[r], buildSNull[r])
 			}
 		}
-		releaseAll(g)
-		releaseAll(cols)
+		testutil.ReleaseAll(g)
+		testutil.ReleaseAll(cols)
 	}
 }
 
