@@ -2,12 +2,12 @@ package nexmark
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/millrace/millrace/sources"
 )
 
@@ -67,25 +67,9 @@ func (s *Source) Name() string {
 // Schema returns the schema of the source's kind.
 func (s *Source) Schema() *arrow.Schema { return s.kind.Schema() }
 
-type offset struct {
-	Events int64 `json:"events"`
-}
+func encodeOffset(n int64) sources.Offset { return sources.EncodeCount(n) }
 
-func encodeOffset(n int64) sources.Offset {
-	b, _ := json.Marshal(offset{Events: n})
-	return sources.Offset(b)
-}
-
-func decodeOffset(o sources.Offset) (int64, error) {
-	var off offset
-	if err := json.Unmarshal([]byte(o), &off); err != nil {
-		return 0, fmt.Errorf("nexmark: bad offset %q: %w", o, err)
-	}
-	if off.Events < 0 {
-		return 0, fmt.Errorf("nexmark: bad offset %q: negative event count", o)
-	}
-	return off.Events, nil
-}
+func decodeOffset(o sources.Offset) (int64, error) { return sources.DecodeCount("nexmark", o) }
 
 // InitialOffset is zero events.
 func (s *Source) InitialOffset(context.Context) (sources.Offset, error) { return encodeOffset(0), nil }
@@ -148,13 +132,9 @@ func (s *Source) PlanPartitions(start, end sources.Offset) ([]sources.InputParti
 	if to < from {
 		return nil, fmt.Errorf("nexmark: end offset %d before start %d", to, from)
 	}
-	n, p := to-from, int64(s.g.cfg.NumPartitions)
 	var parts []sources.InputPartition
-	for i := range p {
-		lo, hi := from+n*i/p, from+n*(i+1)/p
-		if hi > lo {
-			parts = append(parts, &partition{g: s.g, kind: s.kind, from: lo, to: hi, skip: s.skip})
-		}
+	for _, r := range sources.SplitRange(from, to, s.g.cfg.NumPartitions) {
+		parts = append(parts, &partition{g: s.g, kind: s.kind, from: r[0], to: r[1], skip: s.skip})
 	}
 	return parts, nil
 }

@@ -2,7 +2,6 @@ package clicks
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/millrace/millrace/columnar"
 	"github.com/millrace/millrace/sources"
 )
@@ -117,22 +117,9 @@ func (s *Source) Name() string {
 // Schema returns the click schema.
 func (s *Source) Schema() *arrow.Schema { return s.schema }
 
-type offset struct {
-	Events int64 `json:"events"`
-}
+func encode(n int64) sources.Offset { return sources.EncodeCount(n) }
 
-func encode(n int64) sources.Offset {
-	b, _ := json.Marshal(offset{Events: n})
-	return sources.Offset(b)
-}
-
-func decode(o sources.Offset) (int64, error) {
-	var off offset
-	if err := json.Unmarshal([]byte(o), &off); err != nil {
-		return 0, fmt.Errorf("clicks: bad offset %q: %w", o, err)
-	}
-	return off.Events, nil
-}
+func decode(o sources.Offset) (int64, error) { return sources.DecodeCount("clicks", o) }
 
 // InitialOffset is zero events.
 func (s *Source) InitialOffset(context.Context) (sources.Offset, error) {
@@ -205,14 +192,9 @@ func (s *Source) PlanPartitions(start, end sources.Offset) ([]sources.InputParti
 	if to < from {
 		return nil, fmt.Errorf("clicks: end %d before start %d", to, from)
 	}
-	n := to - from
-	p := int64(s.o.NumPartitions)
 	var parts []sources.InputPartition
-	for i := int64(0); i < p; i++ {
-		lo, hi := from+n*i/p, from+n*(i+1)/p
-		if hi > lo {
-			parts = append(parts, &partition{o: &s.o, schema: s.schema, from: lo, to: hi})
-		}
+	for _, r := range sources.SplitRange(from, to, s.o.NumPartitions) {
+		parts = append(parts, &partition{o: &s.o, schema: s.schema, from: r[0], to: r[1]})
 	}
 	return parts, nil
 }

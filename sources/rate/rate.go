@@ -131,16 +131,11 @@ func (s *Source) PlanPartitions(start, end sources.Offset) ([]sources.InputParti
 	if n == 0 {
 		return nil, nil
 	}
-	parts := int64(s.opts.NumPartitions)
-	if parts > n {
-		parts = n
-	}
-	out := make([]sources.InputPartition, 0, parts)
-	for i := int64(0); i < parts; i++ {
-		lo := so.Value + n*i/parts
-		hi := so.Value + n*(i+1)/parts
+	ranges := sources.SplitRange(so.Value, eo.Value, s.opts.NumPartitions)
+	out := make([]sources.InputPartition, 0, len(ranges))
+	for _, r := range ranges {
 		out = append(out, &Partition{
-			From: lo, To: hi,
+			From: r[0], To: r[1],
 			StartMicros:   so.StartMicros,
 			RowsPerSecond: s.opts.RowsPerSecond,
 			schema:        s.schema,
