@@ -1,0 +1,115 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/millrace/millrace/columnar"
+	"github.com/millrace/millrace/sources/memory"
+)
+
+var testSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "i32", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+	{Name: "i64", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	{Name: "f", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+	{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+	{Name: "b", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+	{Name: "ts", Type: columnar.Timestamp, Nullable: true},
+}, nil)
+
+func col(n string) Expr { return ColumnRef{Name: n} }
+
+func TestTypeOf(t *testing.T) {
+	for _, c := range []struct {
+		e    Expr
+		want arrow.Type // arrow.NULL: an analysis error is expected
+	}{
+		{Binary{OpAdd, col("i32"), col("i64")}, arrow.INT64},
+		{Binary{OpMul, col("i64"), col("f")}, arrow.FLOAT64},
+		{Binary{OpLt, col("i32"), Literal{int64(3)}}, arrow.BOOL},
+		{Binary{OpAnd, col("b"), Binary{OpEq, col("s"), Literal{"x"}}}, arrow.BOOL},
+		{Neg{col("i32")}, arrow.INT64},
+		{Cast{col("i64"), arrow.PrimitiveTypes.Float64}, arrow.FLOAT64},
+		{IsNull{E: col("s")}, arrow.BOOL},
+		{Window{Time: col("ts"), Size: time.Minute, Slide: 10 * time.Second}, arrow.STRUCT},
+		{Session{Time: col("ts"), Gap: time.Minute}, arrow.STRUCT},
+		{CurrentTimestamp{}, arrow.TIMESTAMP},
+		{Alias{E: col("f"), Name: "g"}, arrow.FLOAT64},
+		{Agg{Func: AggAvg, Arg: col("i64")}, arrow.FLOAT64},
+		{Agg{Func: AggCountAll}, arrow.INT64},
+		// errors
+		{col("missing"), arrow.NULL},
+		{Binary{OpAdd, col("s"), col("i64")}, arrow.NULL},
+		{Not{col("i64")}, arrow.NULL},
+		{Neg{col("s")}, arrow.NULL},
+		{Window{Time: col("i64"), Size: time.Minute, Slide: time.Minute}, arrow.NULL},
+		{Window{Time: col("ts"), Size: time.Minute, Slide: 2 * time.Minute}, arrow.NULL},
+		{Session{Time: col("ts")}, arrow.NULL},
+		{Agg{Func: AggSum, Arg: col("s")}, arrow.NULL},
+	} {
+		got, err := TypeOf(c.e, testSchema)
+		if c.want == arrow.NULL {
+			if err == nil {
+				t.Errorf("%s: type %s, want an analysis error", c.e, got)
+			}
+			continue
+		}
+		if err != nil || got.ID() != c.want {
+			t.Errorf("%s: %v, %v; want %s", c.e, got, err, c.want)
+		}
+	}
+}
+
+func TestNodesAnalyzeAndExplain(t *testing.T) {
+	scan := &Scan{Source: memory.New(testSchema)}
+	if _, err := NewFilter(scan, col("i64")); err == nil {
+		t.Fatal("filter on a number: no error")
+	}
+	if _, err := NewWatermark(scan, "s", time.Second); err == nil {
+		t.Fatal("watermark on a string: no error")
+	}
+	wm, err := NewWatermark(scan, "ts", 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, ok := WatermarkDelay(wm.Schema().Field(5)); !ok || d != 10*time.Second {
+		t.Fatalf("watermark delay %s, %v", d, ok)
+	}
+	f, err := NewFilter(wm, Binary{OpGt, col("i64"), Literal{int64(0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	window := Window{Time: col("ts"), Size: time.Minute, Slide: time.Minute}
+	if _, err := NewAggregate(f, []Expr{col("s"), Alias{E: col("i64"), Name: "s"}}, nil); err == nil {
+		t.Fatal("duplicate output column: no error")
+	}
+	if _, err := NewAggregate(f, []Expr{Agg{Func: AggCountAll}}, nil); err == nil {
+		t.Fatal("aggregate as a key: no error")
+	}
+	a, err := NewAggregate(f, []Expr{window, col("s")}, []Expr{Alias{E: Agg{Func: AggSum, Arg: col("i64")}, Name: "total"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, fld := range a.Schema().Fields() {
+		names = append(names, fld.Name)
+	}
+	if strings.Join(names, ",") != "window,s,total" {
+		t.Fatalf("aggregate columns %v", names)
+	}
+	if len(Scans(a)) != 1 {
+		t.Fatalf("scans %v", Scans(a))
+	}
+	ex := Explain(a)
+	for _, want := range []string{"Aggregate", "+- Filter", "+- Watermark ts", "+- Scan[0]"} {
+		if !strings.Contains(ex, want) {
+			t.Fatalf("explain lacks %q:\n%s", want, ex)
+		}
+	}
+	if strings.Index(ex, "Filter") > strings.Index(ex, "Scan") {
+		t.Fatalf("explain out of order:\n%s", ex)
+	}
+}
