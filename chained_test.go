@@ -22,20 +22,7 @@ import (
 func TestChainedAggregations(t *testing.T) {
 	const delay = 10 * second
 	data := genClicks(6000, 51, 0)
-	var maxTS int64
-	perWindow := map[int64]map[string]int64{}
-	for _, c := range data {
-		if c.ts == nil || c.campaign == nil {
-			continue
-		}
-		maxTS = max(maxTS, *c.ts)
-		w := *c.ts - mod(*c.ts, 60*second)
-		if perWindow[w] == nil {
-			perWindow[w] = map[string]int64{}
-		}
-		perWindow[w][*c.campaign]++
-	}
-	wm := (maxTS - delay) / 1000 * 1000
+	perWindow, wm := campaignCounts(data, delay)
 	var want [][]any
 	for w, counts := range perWindow {
 		if w+60*second > wm {
@@ -406,20 +393,7 @@ func TestOneStreamTwoUses(t *testing.T) {
 func TestAggregationWithTwoConsumers(t *testing.T) {
 	const delay = 10 * second
 	data := genClicks(6000, 97, 0)
-	var maxTS int64
-	counts := map[int64]map[string]int64{}
-	for _, c := range data {
-		if c.ts == nil || c.campaign == nil {
-			continue
-		}
-		maxTS = max(maxTS, *c.ts)
-		w := *c.ts - mod(*c.ts, 60*second)
-		if counts[w] == nil {
-			counts[w] = map[string]int64{}
-		}
-		counts[w][*c.campaign]++
-	}
-	wm := (maxTS - delay) / 1000 * 1000
+	counts, wm := campaignCounts(data, delay)
 	var want [][]any
 	for w, per := range counts {
 		if w+60*second > wm {
@@ -472,4 +446,24 @@ func TestAggregationWithTwoConsumers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// campaignCounts is the naive oracle's click count per 1-minute window
+// start and campaign over all of data, with the watermark after all of it
+// (max event time − delay, in whole milliseconds).
+func campaignCounts(data []click, delay int64) (map[int64]map[string]int64, int64) {
+	var maxTS int64
+	counts := map[int64]map[string]int64{}
+	for _, c := range data {
+		if c.ts == nil || c.campaign == nil {
+			continue
+		}
+		maxTS = max(maxTS, *c.ts)
+		w := *c.ts - mod(*c.ts, 60*second)
+		if counts[w] == nil {
+			counts[w] = map[string]int64{}
+		}
+		counts[w][*c.campaign]++
+	}
+	return counts, (maxTS - delay) / 1000 * 1000
 }
