@@ -25,10 +25,17 @@
 // power-of-two slot array (load <= 1/4 up to 16K slots, so that hits are
 // nearly always at the home slot and the probe branch predicts; <= 1/2
 // beyond); the slot of a hash is its high bits.
-// There are three probe paths, chosen once per table:
+// There are four probe paths, chosen once per table:
 //
 //   - one int32/int64/timestamp key: a slot holds the key inline beside the
 //     group id, so a hit is a multiply, one load and one compare;
+//   - two such keys (a window's start and a key): a slot holds both inline
+//     with a null mask, so a hit is one hash, one load and two compares.
+//     Three keys stay on the generic path: tried for Nexmark q7's join
+//     buffer (window start, end, price; nearly every key distinct), 32-byte
+//     slots made q7 30 % slower than the generic path's 8-byte slots —
+//     growing a table of a million keys is then page faults and cache
+//     misses, not compares (BENCHMARKS.md);
 //   - one string/binary key: a slot holds a 32-bit hash tag beside the group
 //     id; bytes are compared on a tag match only;
 //   - anything else: the batch's key columns are gathered to typed scratch

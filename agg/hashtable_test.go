@@ -25,6 +25,7 @@ var keyCases = []struct {
 	{"bool", []arrow.DataType{arrow.FixedWidthTypes.Boolean}, 2},
 	{"ts_int64", []arrow.DataType{tsType, arrow.PrimitiveTypes.Int64}, 30},
 	{"mixed", []arrow.DataType{arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int32, arrow.FixedWidthTypes.Boolean, arrow.PrimitiveTypes.Float64}, 12},
+	{"window_int32", []arrow.DataType{tsType, tsType, arrow.PrimitiveTypes.Int32}, 20},
 }
 
 func TestHashTableOracle(t *testing.T) {

@@ -171,7 +171,7 @@ func genArgs(mem memory.Allocator, rng *rand.Rand, n int, nullP float64) []arrow
 }
 
 func TestTableOracle(t *testing.T) {
-	for _, kc := range []int{0, 3, 8} { // int64, string, mixed
+	for _, kc := range []int{0, 3, 8, 9} { // int64, string, mixed, window_int32
 		k := keyCases[kc]
 		for _, bs := range testutil.BatchSizes {
 			for _, useSel := range []bool{false, true} {

@@ -26,7 +26,7 @@ type orow struct {
 }
 
 func TestBufferOracle(t *testing.T) {
-	cases := []int{0, 3, 7, 8} // int64, string, ts_int64, mixed
+	cases := []int{0, 3, 7, 8, 9} // int64, string, ts_int64, mixed, window_int32
 	for _, ci := range cases {
 		kc := keyCases[ci]
 		for _, bs := range testutil.BatchSizes {

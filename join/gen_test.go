@@ -24,6 +24,7 @@ var keyCases = []struct {
 	{"bool", []arrow.DataType{arrow.FixedWidthTypes.Boolean}, 2},
 	{"ts_int64", []arrow.DataType{columnar.Timestamp, arrow.PrimitiveTypes.Int64}, 30},
 	{"mixed", []arrow.DataType{arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int32, arrow.FixedWidthTypes.Boolean, arrow.PrimitiveTypes.Float64}, 8},
+	{"window_int32", []arrow.DataType{columnar.Timestamp, columnar.Timestamp, arrow.PrimitiveTypes.Int32}, 20},
 }
 
 // genSeq returns n int64 values start, start+1, ... (a row id column).
