@@ -45,3 +45,31 @@ func SplitRange(from, to int64, parts int) [][2]int64 {
 	}
 	return out
 }
+
+// DecodeCountRange decodes the range (start, end] of a generated source
+// and rejects one that runs backwards; source names the source in errors.
+func DecodeCountRange(source string, start, end Offset) (from, to int64, err error) {
+	if from, err = DecodeCount(source, start); err != nil {
+		return 0, 0, err
+	}
+	if to, err = DecodeCount(source, end); err != nil {
+		return 0, 0, err
+	}
+	if to < from {
+		return 0, 0, fmt.Errorf("%s: end offset %d before start %d", source, to, from)
+	}
+	return from, to, nil
+}
+
+// NextCount returns the end of the next batch of a generated source that
+// has read from records of available: available, bounded by from plus each
+// positive limit (MaxEventsPerTrigger, ReadLimit.MaxRows).
+func NextCount(from, available int64, limits ...int64) int64 {
+	end := available
+	for _, lim := range limits {
+		if lim > 0 {
+			end = min(end, from+lim)
+		}
+	}
+	return end
+}

@@ -38,3 +38,18 @@ func TestCountOffset(t *testing.T) {
 		}
 	}
 }
+
+func TestNextCountAndRange(t *testing.T) {
+	if got := NextCount(10, 100, 0, 25, 50); got != 35 {
+		t.Fatalf("NextCount bounded: %d, want 35", got)
+	}
+	if got := NextCount(10, 20, 0, 0); got != 20 {
+		t.Fatalf("NextCount unbounded: %d, want 20", got)
+	}
+	if from, to, err := DecodeCountRange("gen", EncodeCount(3), EncodeCount(9)); err != nil || from != 3 || to != 9 {
+		t.Fatalf("range: %d, %d, %v", from, to, err)
+	}
+	if _, _, err := DecodeCountRange("gen", EncodeCount(9), EncodeCount(3)); err == nil {
+		t.Fatal("backwards range: no error")
+	}
+}

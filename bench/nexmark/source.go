@@ -83,13 +83,8 @@ func (s *Source) LatestOffset(_ context.Context, start sources.Offset, limit sou
 		return "", err
 	}
 	s.mu.Lock()
-	end := s.available()
+	end := sources.NextCount(from, s.available(), s.g.cfg.MaxEventsPerTrigger, limit.MaxRows)
 	s.mu.Unlock()
-	for _, lim := range []int64{s.g.cfg.MaxEventsPerTrigger, limit.MaxRows} {
-		if lim > 0 {
-			end = min(end, from+lim)
-		}
-	}
 	if end <= from {
 		return start, nil
 	}
@@ -121,16 +116,9 @@ func (s *Source) PrepareAvailableNow(context.Context) error {
 // PlanPartitions splits positions (start, end] into NumPartitions
 // contiguous ranges.
 func (s *Source) PlanPartitions(start, end sources.Offset) ([]sources.InputPartition, error) {
-	from, err := decodeOffset(start)
+	from, to, err := sources.DecodeCountRange("nexmark", start, end)
 	if err != nil {
 		return nil, err
-	}
-	to, err := decodeOffset(end)
-	if err != nil {
-		return nil, err
-	}
-	if to < from {
-		return nil, fmt.Errorf("nexmark: end offset %d before start %d", to, from)
 	}
 	var parts []sources.InputPartition
 	for _, r := range sources.SplitRange(from, to, s.g.cfg.NumPartitions) {

@@ -139,12 +139,7 @@ func (s *Source) LatestOffset(_ context.Context, start sources.Offset, limit sou
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	end := s.available()
-	for _, lim := range []int64{s.o.MaxEventsPerTrigger, limit.MaxRows} {
-		if lim > 0 {
-			end = min(end, from+lim)
-		}
-	}
+	end := sources.NextCount(from, s.available(), s.o.MaxEventsPerTrigger, limit.MaxRows)
 	if end <= from {
 		return start, nil
 	}
@@ -181,16 +176,9 @@ func (s *Source) PrepareAvailableNow(context.Context) error {
 
 // PlanPartitions splits (start, end] into contiguous ranges.
 func (s *Source) PlanPartitions(start, end sources.Offset) ([]sources.InputPartition, error) {
-	from, err := decode(start)
+	from, to, err := sources.DecodeCountRange("clicks", start, end)
 	if err != nil {
 		return nil, err
-	}
-	to, err := decode(end)
-	if err != nil {
-		return nil, err
-	}
-	if to < from {
-		return nil, fmt.Errorf("clicks: end %d before start %d", to, from)
 	}
 	var parts []sources.InputPartition
 	for _, r := range sources.SplitRange(from, to, s.o.NumPartitions) {
