@@ -51,17 +51,7 @@ func TestChainedAggregations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, c := range split(data, k) {
-				if _, err := src.AddRows(clickRows(c)...); err != nil {
-					t.Fatal(err)
-				}
-				if err := q.ProcessAllAvailable(ctx); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := q.Stop(); err != nil {
-				t.Fatal(err)
-			}
+			feed(t, ctx, q, src, split(data, k))
 			if d := testutil.Diff(rec.All(), want); d != "" {
 				t.Fatal(d)
 			}
@@ -427,17 +417,7 @@ func TestAggregationWithTwoConsumers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, c := range split(data, k) {
-				if _, err := src.AddRows(clickRows(c)...); err != nil {
-					t.Fatal(err)
-				}
-				if err := q.ProcessAllAvailable(ctx); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := q.Stop(); err != nil {
-				t.Fatal(err)
-			}
+			feed(t, ctx, q, src, split(data, k))
 			if d := testutil.Diff(rec.All(), want); d != "" {
 				t.Fatal(d)
 			}

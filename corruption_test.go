@@ -27,17 +27,7 @@ func runCheckpointed(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range split(genClicks(600, 5, 0), 3) {
-		if _, err := src.AddRows(clickRows(c)...); err != nil {
-			t.Fatal(err)
-		}
-		if err := q.ProcessAllAvailable(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := q.Stop(); err != nil {
-		t.Fatal(err)
-	}
+	feed(t, ctx, q, src, split(genClicks(600, 5, 0), 3))
 }
 
 func restart(dir string) error {

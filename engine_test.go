@@ -227,6 +227,23 @@ func mod(a, b int64) int64 {
 	return m
 }
 
+// feed adds each chunk to src as one trigger, processing it before the
+// next, then stops q.
+func feed(t *testing.T, ctx context.Context, q *millrace.Query, src *memsrc.Source, chunks [][]click) {
+	t.Helper()
+	for _, c := range chunks {
+		if _, err := src.AddRows(clickRows(c)...); err != nil {
+			t.Fatal(err)
+		}
+		if err := q.ProcessAllAvailable(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := q.Stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func split(cs []click, k int) [][]click {
 	var out [][]click
 	for i := 0; i < k; i++ {
@@ -300,17 +317,7 @@ func runClicks(t *testing.T, chunks [][]click, w windowSpec, mode millrace.Outpu
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range chunks {
-		if _, err := src.AddRows(clickRows(c)...); err != nil {
-			t.Fatal(err)
-		}
-		if err := q.ProcessAllAvailable(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := q.Stop(); err != nil {
-		t.Fatal(err)
-	}
+	feed(t, ctx, q, src, chunks)
 	_, batches := rec.Batches()
 	return batches, counter.dropped.Load()
 }

@@ -146,17 +146,7 @@ func TestSessionWindowsMatchOracle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, c := range chunks {
-				if _, err := src.AddRows(clickRows(c)...); err != nil {
-					t.Fatal(err)
-				}
-				if err := q.ProcessAllAvailable(ctx); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := q.Stop(); err != nil {
-				t.Fatal(err)
-			}
+			feed(t, ctx, q, src, chunks)
 			if d := testutil.Diff(rec.All(), want); d != "" {
 				t.Fatal(d)
 			}
