@@ -40,7 +40,7 @@ func sessionOracle(chunks [][]click, gap, delay int64) ([][]any, int64) {
 			for lo := 0; lo < len(rows); {
 				end := rows[lo].ts + gap
 				hi := lo + 1
-				for hi < len(rows) && rows[hi].ts < end {
+				for hi < len(rows) && rows[hi].ts <= end {
 					end = max(end, rows[hi].ts+gap)
 					hi++
 				}

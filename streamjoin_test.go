@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"slices"
 	"testing"
 	"time"
 
@@ -102,9 +103,9 @@ func joinOracle(lc [][]click, rc [][]imp, how millrace.JoinType, lower, upper, d
 		}
 		var keepL []*lrow
 		for _, l := range left {
-			// a row that can never match (null key or time) goes at the
-			// first eviction
-			if l.c.ts == nil || l.c.campaign == nil || *l.c.ts+upper <= wm {
+			// a row without a time goes at the first eviction; a null key
+			// leaves with the rows of its time
+			if l.c.ts == nil || *l.c.ts+upper <= wm {
 				if !l.matched && (how == millrace.LeftOuter || how == millrace.FullOuter) {
 					out = append(out, append(lRow(l.c), nulls(3)...))
 				}
@@ -115,7 +116,7 @@ func joinOracle(lc [][]click, rc [][]imp, how millrace.JoinType, lower, upper, d
 		left = keepL
 		var keepR []*rrow
 		for _, r := range right {
-			if r.x.ts == nil || r.x.ad == nil || *r.x.ts-lower <= wm {
+			if r.x.ts == nil || *r.x.ts-lower <= wm {
 				if !r.matched && (how == millrace.RightOuter || how == millrace.FullOuter) {
 					out = append(out, append(nulls(4), rRow(r.x)...))
 				}
@@ -124,6 +125,15 @@ func joinOracle(lc [][]click, rc [][]imp, how millrace.JoinType, lower, upper, d
 			keepR = append(keepR, r)
 		}
 		right = keepR
+	}
+	// Spark filters null keys of a side whose unmatched rows are not
+	// emitted before anything else sees them (the watermark included).
+	keepNullL := how == millrace.LeftOuter || how == millrace.FullOuter
+	keepNullR := how == millrace.RightOuter || how == millrace.FullOuter
+	lc, rc = slices.Clone(lc), slices.Clone(rc) // the caller feeds the engine the originals
+	for b := range lc {
+		lc[b] = slices.DeleteFunc(slices.Clone(lc[b]), func(c click) bool { return c.campaign == nil && !keepNullL })
+		rc[b] = slices.DeleteFunc(slices.Clone(rc[b]), func(x imp) bool { return x.ad == nil && !keepNullR })
 	}
 	for b := range lc {
 		var newL []*lrow
@@ -175,14 +185,9 @@ func joinOracle(lc [][]click, rc [][]imp, how millrace.JoinType, lower, upper, d
 				maxR, seenR = *x.ts, true
 			}
 		}
-		next := int64(0)
-		switch {
-		case seenL && seenR:
+		next := int64(0) // an input without data yet counts as 0, as in Spark
+		if seenL && seenR {
 			next = min(maxL, maxR) - delay
-		case seenL:
-			next = maxL - delay
-		case seenR:
-			next = maxR - delay
 		}
 		next = next / 1000 * 1000
 		if next > wm {

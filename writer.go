@@ -2,6 +2,7 @@ package millrace
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -118,6 +119,31 @@ func (w *StreamWriter) Listener(l Listener) *StreamWriter {
 	w.cfg.Listeners = append(w.cfg.Listeners, l)
 	return w
 }
+
+// WatermarkIdleTimeout lets an input that has had no rows for d
+// (processing time) stop holding the query's watermark back until rows
+// reach it again, as Flink's idleness does. By default, as in Spark, the
+// watermark is the minimum over inputs and an input without rows holds it
+// for ever (one that has never had rows holds it at 0).
+func (w *StreamWriter) WatermarkIdleTimeout(d time.Duration) *StreamWriter {
+	w.cfg.WatermarkIdleTimeout = d
+	return w
+}
+
+// MaxEventTimeAhead bounds event times: a row whose event time is more
+// than d after its batch's processing time goes to the DeadLetterSink when
+// the query has one, and otherwise fails the query, naming the row. Such
+// a row never moves the watermark. Without a bound (the default, Spark's
+// semantics) one row dated far in the future moves the watermark there
+// and every later row is dropped as late; the query logs a warning when
+// the watermark jumps like that.
+func (w *StreamWriter) MaxEventTimeAhead(d time.Duration) *StreamWriter {
+	w.cfg.MaxEventTimeAhead = d
+	return w
+}
+
+// Logger sets where the query logs warnings (default slog.Default()).
+func (w *StreamWriter) Logger(l *slog.Logger) *StreamWriter { w.cfg.Logger = l; return w }
 
 // Clock sets the processing-time clock (tests fix it).
 func (w *StreamWriter) Clock(now func() time.Time) *StreamWriter { w.cfg.Clock = now; return w }

@@ -164,7 +164,7 @@ func (c *checkpointer) recover(ctx context.Context) error {
 	}
 	q.batchID = last.BatchID
 	q.starts = starts
-	q.setWatermark(last.BatchWatermarkMs * 1000)
+	q.wm.restore(last.BatchWatermarkMs*1000, q.clock().UnixMilli())
 	if last.BatchID > 0 {
 		q.lastBatchWM = -1 // unknown; a no-data batch is decided by data only
 	}
@@ -216,7 +216,7 @@ func (c *checkpointer) restorePosition(e checkpoint.OffsetEntry, nextWMMs int64)
 	if ends, err := c.offsets(e); err == nil {
 		q.starts = ends
 	}
-	q.setWatermark(nextWMMs * 1000)
+	q.wm.restore(nextWMMs*1000, q.clock().UnixMilli())
 	q.lastBatchWM = e.BatchWatermarkMs * 1000
 }
 

@@ -56,8 +56,8 @@ func (q *Query) installDeadLetters() error {
 			any = true
 		}
 	}
-	if !any && !hasParseJSON(q.cfg.Plan) {
-		return fmt.Errorf("a dead-letter sink is set but neither a source nor FromJSON of the query can route malformed records")
+	if !any && !hasParseJSON(q.cfg.Plan) && q.cfg.MaxEventTimeAhead <= 0 {
+		return fmt.Errorf("a dead-letter sink is set but neither a source nor FromJSON of the query can route malformed records, and MaxEventTimeAhead is not set")
 	}
 	return nil
 }

@@ -206,10 +206,7 @@ func (d *dedupOperator) update(p int, inputs []*shuffled) error {
 				next++
 				r := rowOf(b.Sel, i)
 				first = append(first, r)
-				exp := int64(math.MaxInt64) // no event time: never forgotten
-				if ts != nil && tsArr.IsValid(int(r)) {
-					exp = ts[r] + d.delayUs
-				}
+				exp := d.expiryOf(ts, tsArr, r)
 				dp.expiry = append(dp.expiry, exp)
 			}
 			if len(first) > 0 {
@@ -218,6 +215,24 @@ func (d *dedupOperator) update(p int, inputs []*shuffled) error {
 		}
 	}
 	return nil
+}
+
+// expiryOf is the event time at which the key of row r may be forgotten.
+// Without event time a key is never forgotten. A null event time counts as
+// time 0 within the watermark, as in Spark (its state reads the null as 0),
+// so such a key expires at the first watermark past the delay; among
+// dropDuplicates' keys a null time never compares true with the watermark
+// in Spark either, so that key is never forgotten.
+func (d *dedupOperator) expiryOf(ts []int64, tsArr *array.Timestamp, r int32) int64 {
+	switch {
+	case ts == nil:
+		return math.MaxInt64
+	case tsArr.IsValid(int(r)):
+		return ts[r] + d.delayUs
+	case d.node.WithinWatermark:
+		return d.delayUs
+	}
+	return math.MaxInt64
 }
 
 // emit returns the rows that passed and forgets keys the watermark closed.

@@ -31,9 +31,11 @@
 //
 // # Watermarks
 //
-// The watermark of batch N is max(event time seen in batches < N) − delay,
-// the minimum over watermark operators that have seen data, in whole
-// milliseconds as Spark records it; it never moves backwards.
+// watermark.go tracks it as Spark does: the watermark of batch N is the
+// minimum over watermark operators of max(event time seen in batches < N)
+// − delay, an operator without data counting as 0, in whole milliseconds;
+// it never moves backwards. Options add Flink's idle inputs and a bound on
+// event times ahead of the processing time.
 //
 // Read next: package agg (the hash tables) and package checkpoint.
 package exec

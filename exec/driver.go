@@ -133,7 +133,13 @@ func (q *Query) trigger(ctx context.Context, start time.Time) (bool, error) {
 		}
 	}
 	latestMs := time.Since(t0).Milliseconds()
-	noData := !hasData && q.closesByWatermark() && q.watermarkUs > q.lastBatchWM
+	watermarkUs := q.wm.current
+	if q.wm.idleMs > 0 {
+		// an input that went idle since the last batch stops holding the
+		// watermark back from this batch on
+		watermarkUs = q.wm.advance(start.UnixMilli(), q.batchID)
+	}
+	noData := !hasData && q.closesByWatermark() && watermarkUs > q.lastBatchWM
 	if !hasData && !noData {
 		return false, nil
 	}
@@ -142,7 +148,7 @@ func (q *Query) trigger(ctx context.Context, start time.Time) (bool, error) {
 		starts:          q.starts,
 		ends:            ends,
 		prevWatermarkUs: max(q.lastBatchWM, 0),
-		watermarkUs:     q.watermarkUs,
+		watermarkUs:     watermarkUs,
 		timestampMs:     start.UnixMilli(),
 		durations:       map[string]int64{"latestOffset": latestMs},
 		triggerAt:       start,
@@ -213,7 +219,8 @@ func (q *Query) execute(ctx context.Context, b *batchRun) error {
 		}
 		q.adaptive.observe(rows, time.Since(t), q.cfg.Trigger.Interval)
 	}
-	q.advanceWatermark(b)
+	q.wm.observe(b.stats, b.timestampMs)
+	nextWM := q.wm.advance(b.timestampMs, b.id)
 	t = time.Now()
 	if q.ckpt != nil {
 		// The sink has the batch; now the state, then the commit log.
@@ -222,13 +229,13 @@ func (q *Query) execute(ctx context.Context, b *batchRun) error {
 			return err
 		}
 		// queued behind the sink commit: the state, then commits/N
-		if err := q.ckpt.commitState(b, q.watermarkUs); err != nil {
+		if err := q.ckpt.commitState(b, nextWM); err != nil {
 			return err
 		}
 		for i := range b.stateOps {
 			b.stateOps[i].CommitTimeMs = time.Since(t).Milliseconds()
 		}
-		if err := q.ckpt.commit(b, q.watermarkUs); err != nil {
+		if err := q.ckpt.commit(b, nextWM); err != nil {
 			return err
 		}
 	} else {
@@ -245,53 +252,6 @@ func (q *Query) execute(ctx context.Context, b *batchRun) error {
 	q.batchID = b.id + 1
 	q.report(b, prevStarts)
 	return nil
-}
-
-// setWatermark restores the watermark of the next batch after a restart.
-// The event times behind it are gone; each watermark operator resumes as if
-// it had seen exactly the event time that yields it.
-func (q *Query) setWatermark(us int64) {
-	q.watermarkUs = us
-	if us <= 0 {
-		return
-	}
-	for i, w := range q.c.watermarks {
-		q.wmSeen[i] = us + w.delayUs
-		q.wmHasSeen[i] = true
-	}
-}
-
-// advanceWatermark folds the event times seen by batch b into the
-// watermark of the next batch: per watermark operator max(eventTime) − delay,
-// the global watermark being the minimum over operators that have seen data;
-// it never moves backwards.
-func (q *Query) advanceWatermark(b *batchRun) {
-	for i, st := range b.stats {
-		if st.n == 0 {
-			continue
-		}
-		if !q.wmHasSeen[i] || st.max > q.wmSeen[i] {
-			q.wmSeen[i] = st.max
-		}
-		q.wmHasSeen[i] = true
-	}
-	global, any := int64(0), false
-	for i, w := range q.c.watermarks {
-		if !q.wmHasSeen[i] {
-			continue
-		}
-		cand := q.wmSeen[i] - w.delayUs
-		if !any || cand < global {
-			global = cand
-		}
-		any = true
-	}
-	// Spark keeps watermarks in milliseconds; so do we, so that a restart
-	// from the checkpoint resumes with exactly the same value.
-	global = global / 1000 * 1000
-	if any && global > q.watermarkUs {
-		q.watermarkUs = global
-	}
 }
 
 // sinkWriter serialises writes of one batch to a sink.

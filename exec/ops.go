@@ -106,12 +106,20 @@ func (p projectOp) apply(t *task, b columnar.Batch) (columnar.Batch, error) {
 type watermarkOp struct {
 	id  int
 	col int
+	// future, when set, takes rows dated too far ahead out first.
+	future *futureBound
 }
 
 func (w watermarkOp) apply(t *task, b columnar.Batch) (columnar.Batch, error) {
 	ts, ok := b.Rec.Column(w.col).(*array.Timestamp)
 	if !ok {
 		return b, nil
+	}
+	if w.future != nil {
+		var err error
+		if b, err = w.future.apply(b, w.col); err != nil {
+			return columnar.Batch{}, err
+		}
 	}
 	st := &t.wm[w.id]
 	vals := ts.TimestampValues()
@@ -187,8 +195,12 @@ func (q *compiled) compileChain(n plan.Node, chains map[int]chain, post *chain) 
 		if !plan.IsStatic(n.Right) {
 			return n, nil // a stream-stream join is stateful
 		}
+		ins, err := joinInputs(n)
+		if err != nil {
+			return nil, err
+		}
 		below := map[int]chain{}
-		stateNode, err := q.compileChain(n.Left, below, post)
+		stateNode, err := q.compileChain(ins[0], below, post)
 		if err != nil {
 			return nil, err
 		}
@@ -246,7 +258,7 @@ func (q *compiled) compileChain(n plan.Node, chains map[int]chain, post *chain) 
 		if err != nil {
 			return nil, err
 		}
-		o = watermarkOp{id: len(q.watermarks), col: idx}
+		o = watermarkOp{id: len(q.watermarks), col: idx, future: q.futureBound(n.Column)}
 		q.watermarks = append(q.watermarks, watermarkInfo{column: n.Column, delayUs: n.Delay.Microseconds()})
 	default:
 		return nil, fmt.Errorf("unsupported plan node %s", n.Describe())

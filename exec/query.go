@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -57,6 +58,19 @@ type Config struct {
 	// raw text and the error) from sources that can route them, instead of
 	// the query failing.
 	DeadLetterSink sinks.Sink
+	// WatermarkIdleTimeout, when positive, lets an input that has had no
+	// rows for this long (processing time) stop holding the query's
+	// watermark back, until rows reach it again (Flink's idleness). By
+	// default an idle input holds the watermark for ever, as in Spark.
+	WatermarkIdleTimeout time.Duration
+	// MaxEventTimeAhead, when positive, bounds event times: a row whose
+	// event time is more than this ahead of its batch's processing time
+	// goes to the dead-letter sink (when the query has one) or fails the
+	// query, instead of moving the watermark into the future.
+	MaxEventTimeAhead time.Duration
+	// Logger receives warnings (a watermark jumping far ahead; default
+	// slog.Default()).
+	Logger *slog.Logger
 	// FaultInjection, for tests, is called at each step of each batch
 	// (Step* constants); an error it returns fails the query there, as a
 	// crash would.
@@ -89,6 +103,8 @@ type compiled struct {
 	// mem allocates static tables; staticJoins are the stream-static joins.
 	mem         memory.Allocator
 	staticJoins []*staticJoinOp
+	// maxAheadUs bounds event times (Config.MaxEventTimeAhead), 0 for none.
+	maxAheadUs int64
 }
 
 // Query is a running streaming query.
@@ -116,10 +132,8 @@ type Query struct {
 	// driver state, owned by the run goroutine
 	batchID     int64
 	starts      []sources.Offset
-	watermarkUs int64 // watermark of the next batch
+	wm          *watermarkTracker
 	lastBatchWM int64 // watermark the last batch ran with
-	wmSeen      []int64
-	wmHasSeen   []bool
 	lastTrigger time.Time
 	ckpt        *checkpointer
 	crashStep   string
@@ -154,6 +168,9 @@ func Start(ctx context.Context, cfg Config) (*Query, error) {
 	if cfg.MinDeltasForSnapshot <= 0 {
 		cfg.MinDeltasForSnapshot = DefaultMinDeltasForSnapshot
 	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
 	if cfg.RecentProgressSize <= 0 {
 		cfg.RecentProgressSize = 100
 	}
@@ -171,8 +188,7 @@ func Start(ctx context.Context, cfg Config) (*Query, error) {
 	q.cond = sync.NewCond(&q.mu)
 	q.crashStep, q.crashBatch = parseCrashEnv()
 	q.id, q.runID = newUUID(), newUUID()
-	q.wmSeen = make([]int64, len(c.watermarks))
-	q.wmHasSeen = make([]bool, len(c.watermarks))
+	q.wm = newWatermarkTracker(c.watermarks, cfg.WatermarkIdleTimeout, cfg.Clock().UnixMilli(), cfg.Logger)
 	q.starts = make([]sources.Offset, len(c.scans))
 	for i, s := range c.scans {
 		off, err := s.Source.InitialOffset(ctx)
@@ -225,6 +241,7 @@ func compile(cfg Config) (_ *compiled, err error) {
 	if cfg.DeadLetterSink != nil {
 		c.operatorDeadLetters = &deadLetters{}
 	}
+	c.maxAheadUs = cfg.MaxEventTimeAhead.Microseconds()
 	// A stream used in several places of the plan is one Scan: its source
 	// is read once per batch and its batches fan out to every use.
 	seen := map[*plan.Scan]bool{}
@@ -304,7 +321,10 @@ func (c *compiled) buildStage(n plan.Node, cfg Config, mode sinks.OutputMode) (*
 	st := &stage{}
 	inputs := n.Children()
 	if j, ok := n.(*plan.Join); ok {
-		inputs = []plan.Node{j.Left, j.Right}
+		var err error
+		if inputs, err = joinInputs(j); err != nil {
+			return nil, err
+		}
 	}
 	for side, in := range inputs {
 		chains := map[int]chain{}
@@ -339,6 +359,25 @@ func (c *compiled) buildStage(n plan.Node, cfg Config, mode sinks.OutputMode) (*
 	}
 	c.built[n] = st
 	return st, nil
+}
+
+// joinInputs returns the two inputs of join j, a side whose rows cannot be
+// emitted without a match filtered to the rows whose keys are all
+// non-null, as Spark's optimizer does: such rows never produce output, and
+// filtered before the watermark they do not move it.
+func joinInputs(j *plan.Join) ([]plan.Node, error) {
+	ins := []plan.Node{j.Left, j.Right}
+	keys := [][]string{j.LeftKeys, j.RightKeys}
+	for side := range ins {
+		if j.EmitsUnmatched(side) {
+			continue
+		}
+		var err error
+		if ins[side], err = plan.NotNullKeys(ins[side], keys[side]); err != nil {
+			return nil, fmt.Errorf("%s: %w", j.Describe(), err)
+		}
+	}
+	return ins, nil
 }
 
 // route is one way a scan's batches go: through ch, then into stage's input

@@ -20,8 +20,8 @@ import (
 // bridge two sessions, so the operator buffers the rows of open sessions
 // (their keys, event time and aggregate arguments) and, each trigger,
 // derives the sessions of every key from them: rows sorted by time, a new
-// session whenever a row is at least gap after the current session's last
-// row. A session whose end (last row + gap) the watermark has passed is
+// session whenever a row is more than gap after the current session's last
+// row (a row exactly gap after it extends the session, as in Spark). A session whose end (last row + gap) the watermark has passed is
 // closed: its rows are aggregated, emitted (Append mode) and dropped from
 // the buffer. Rows whose own session [t, t+gap) is already closed are late.
 type sessionOperator struct {
@@ -316,7 +316,9 @@ func (s *sessionOperator) emit(mem memory.Allocator, p int, watermarkUs int64) (
 			start := sp.rows[rows[lo]].ts
 			end := start + s.gapUs
 			hi := lo + 1
-			for hi < len(rows) && sp.rows[rows[hi]].ts < end {
+			// A row exactly one gap after the session's last row still
+			// extends it: Spark merges sessions whose bounds touch.
+			for hi < len(rows) && sp.rows[rows[hi]].ts <= end {
 				end = max(end, sp.rows[rows[hi]].ts+s.gapUs)
 				hi++
 			}

@@ -13,8 +13,8 @@ import (
 	"github.com/millrace/millrace/kernels"
 )
 
-// noTime is the time of a row that can never match (a null key or a null
-// event time): below every eviction bound, so the next Evict removes it.
+// noTime is the time of a row without an event time: below every eviction
+// bound, so the next Evict removes it.
 const noTime = math.MinInt64
 
 // Buffer is the state of one side of a stream-stream join: the rows of that
@@ -35,7 +35,7 @@ type Buffer struct {
 	chunkStart []int32 // len(chunks)+1 entries
 
 	// Per buffered row.
-	times   []int64  // event time; noTime when the row cannot match
+	times   []int64  // event time; noTime when the row has none
 	key     []uint32 // key id; agg.NoGroup when the row cannot match
 	next    []int32  // next row of the same key in arrival order, -1 at the end
 	matched []bool
@@ -148,7 +148,8 @@ func (b *Buffer) MemoryUsage() int64 {
 // Ownership: with a nil selection Add retains rec and keeps it as a chunk
 // (the caller keeps its own reference); with a selection it copies the live
 // rows. Rows with a null key column or a null event time are buffered but
-// never match; the next Evict removes them (so an outer join emits them).
+// never match. A null-key row leaves when an Evict bound passes its time; a
+// row without a time at the next Evict (so an outer join emits both).
 func (b *Buffer) Add(rec arrow.RecordBatch, sel []int32, matchedRows []int32) (int32, error) {
 	first := int32(len(b.times))
 	if !rec.Schema().Equal(b.schema) {
@@ -220,12 +221,23 @@ func (b *Buffer) appendRows(rec arrow.RecordBatch, ids []int64, matched []bool) 
 		b.chunkOf = append(b.chunkOf, chunk)
 	}
 	times, key := b.times[base:], b.key[base:]
-	if valid == nil {
+	// A row with a null key keeps its time: it matches nothing but leaves
+	// with the rows of its time (an outer join emits it when the watermark
+	// passes it, as Spark does). A row without a time leaves at once.
+	switch {
+	case tcol.NullN() == 0:
 		copy(times, tv)
+	default:
+		for i := range times {
+			if tcol.IsValid(i) {
+				times[i] = tv[i]
+			}
+		}
+	}
+	if valid == nil {
 		copy(key, groups)
 	} else {
 		for i, r := range valid {
-			times[r] = tv[r]
 			key[r] = groups[i]
 		}
 	}

@@ -66,8 +66,10 @@
 // # Invariants
 //
 //   - Build rows with a null key, and buffered rows with a null key or a
-//     null time, are stored but in no chain; buffered ones carry the time
-//     math.MinInt64 so the next Evict removes them.
+//     null time, are stored but in no chain. A buffered row with a null
+//     time carries the time math.MinInt64, so the next Evict removes it; a
+//     buffered row with a null key keeps its time and leaves with the rows
+//     of that time.
 //   - In a Buffer, row numbers, sequence numbers and chain order all follow
 //     arrival order; Evict keeps survivors in order. Sequence numbers never
 //     change and are never reused (they survive Snapshot/Load).

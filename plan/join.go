@@ -55,6 +55,20 @@ type Join struct {
 	schema *arrow.Schema
 }
 
+// EmitsUnmatched reports whether rows of side (0 left, 1 right) that match
+// nothing are part of the join's output.
+func (j *Join) EmitsUnmatched(side int) bool {
+	switch j.How {
+	case LeftOuterJoin:
+		return side == 0
+	case RightOuterJoin:
+		return side == 1
+	case FullOuterJoin:
+		return true
+	}
+	return false
+}
+
 func (j *Join) Schema() *arrow.Schema { return j.schema }
 func (j *Join) Children() []Node      { return []Node{j.Left, j.Right} }
 func (j *Join) Describe() string {

@@ -1,0 +1,213 @@
+package exec
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/millrace/millrace/columnar"
+	"github.com/millrace/millrace/kernels"
+	"github.com/millrace/millrace/sources"
+)
+
+// watermarkTracker computes each batch's watermark from the event times the
+// batches before it saw, as Spark's WatermarkTracker does with its default
+// "min" policy: every watermark operator (a WithWatermark of some input)
+// has its own watermark, max(event time seen) − delay, and the query's is
+// the minimum over operators. An operator that has seen no data yet counts
+// as 0 (Spark's rule), so the query's watermark does not move until every
+// input has seen data. The watermark never moves backwards and is kept in
+// whole milliseconds, as Spark records it.
+//
+// Flink's remedy for an input that goes quiet is an option: with an idle
+// timeout, an operator that has seen no rows for that long (by the
+// batches' processing time) stops holding the minimum back until rows
+// reach it again. Idleness is judged when a batch is planned, and the
+// watermark a batch runs with is recorded in its offsets entry, so a
+// re-run batch uses the same value whatever the clock says then.
+type watermarkTracker struct {
+	ops []watermarkInfo
+	// per operator: the maximum event time seen (µs), whether any was
+	// seen, and the processing time (ms) of the last batch it saw rows in
+	seen     []int64
+	hasSeen  []bool
+	lastData []int64
+	// idleMs is the idle timeout (0: inputs are never idle).
+	idleMs int64
+	// current is the watermark of the next batch (µs).
+	current int64
+	log     *slog.Logger
+}
+
+func newWatermarkTracker(ops []watermarkInfo, idle time.Duration, startMs int64, log *slog.Logger) *watermarkTracker {
+	w := &watermarkTracker{
+		ops:      ops,
+		seen:     make([]int64, len(ops)),
+		hasSeen:  make([]bool, len(ops)),
+		lastData: make([]int64, len(ops)),
+		idleMs:   idle.Milliseconds(),
+		log:      log,
+	}
+	for i := range w.lastData {
+		w.lastData[i] = startMs
+	}
+	return w
+}
+
+// observe folds the event times batch b saw into the operators' maxima.
+func (w *watermarkTracker) observe(stats []eventStats, batchMs int64) {
+	for i, st := range stats {
+		if st.n == 0 {
+			continue
+		}
+		if !w.hasSeen[i] || st.max > w.seen[i] {
+			w.seen[i] = st.max
+		}
+		w.hasSeen[i] = true
+		w.lastData[i] = max(w.lastData[i], batchMs)
+	}
+}
+
+// advance recomputes the watermark at processing time nowMs (the time of
+// the batch that just ran, or of the batch being planned) and returns it.
+// batchID names the batch in warnings.
+func (w *watermarkTracker) advance(nowMs, batchID int64) int64 {
+	global, any := int64(0), false
+	for i, op := range w.ops {
+		if w.idle(i, nowMs) {
+			continue
+		}
+		cand := int64(0) // Spark: an input without data counts as 0
+		if w.hasSeen[i] {
+			cand = w.seen[i] - op.delayUs
+		}
+		if !any || cand < global {
+			global = cand
+		}
+		any = true
+	}
+	// Spark keeps watermarks in milliseconds; so do we, so that a restart
+	// from the checkpoint resumes with exactly the same value.
+	global = global / 1000 * 1000
+	if any && global > w.current {
+		w.warnJump(w.current, global, nowMs, batchID)
+		w.current = global
+	}
+	return w.current
+}
+
+// idle reports whether operator i has seen no rows for the idle timeout.
+func (w *watermarkTracker) idle(i int, nowMs int64) bool {
+	return w.idleMs > 0 && nowMs-w.lastData[i] >= w.idleMs
+}
+
+// restore sets the watermark of the next batch after a restart. The event
+// times behind it are gone; each operator resumes as if it had seen
+// exactly the event time that yields it.
+func (w *watermarkTracker) restore(us, nowMs int64) {
+	w.current = us
+	for i := range w.lastData {
+		w.lastData[i] = nowMs
+	}
+	if us <= 0 {
+		return
+	}
+	for i, op := range w.ops {
+		w.seen[i] = us + op.delayUs
+		w.hasSeen[i] = true
+	}
+}
+
+// jumpWarnFloor is the smallest watermark jump worth a warning; a jump of
+// more than max(this, 100 × delay) is far more than lateness explains.
+const jumpWarnFloor = time.Hour
+
+// warnJump logs a warning when the watermark moves far more than the
+// delay, or past the processing time: one row dated in the future moves it
+// there, and every later row older than it is dropped as late (Spark's
+// semantics, which the query keeps; MaxEventTimeAhead bounds such rows).
+func (w *watermarkTracker) warnJump(from, to, nowMs, batchID int64) {
+	if w.log == nil {
+		return
+	}
+	var maxDelay int64
+	for _, op := range w.ops {
+		maxDelay = max(maxDelay, op.delayUs)
+	}
+	nowUs := nowMs * 1000
+	jump := to - from
+	switch {
+	case to > nowUs:
+		w.log.Warn("millrace: the watermark passed the processing time: some input has event times in the future; later rows older than the watermark will be dropped as late (bound such rows with MaxEventTimeAhead)",
+			"batch", batchID, "watermark", isoMicros(to), "processingTime", isoMicros(nowUs), "ahead", time.Duration(to-nowUs)*time.Microsecond)
+	case from != noWatermark && jump > max(jumpWarnFloor.Microseconds(), 100*maxDelay):
+		w.log.Warn("millrace: the watermark jumped far more than its delay: an input may hold a wrong (far-future) event time; later rows older than the watermark will be dropped as late",
+			"batch", batchID, "from", isoMicros(from), "to", isoMicros(to), "jump", time.Duration(jump)*time.Microsecond, "delay", time.Duration(maxDelay)*time.Microsecond)
+	}
+}
+
+// futureBound takes out the rows whose event time is more than aheadUs
+// after their batch's processing time (Config.MaxEventTimeAhead): to the
+// dead-letter sink when the query has one, else the query fails naming the
+// row. Either way such a row never moves the watermark.
+type futureBound struct {
+	column  string
+	aheadUs int64
+	now     *atomic.Int64 // the running batch's processing time, µs
+	routed  *deadLetters  // nil: fail
+}
+
+// futureBound returns the bound of the event-time column col, or nil when
+// the query sets none.
+func (c *compiled) futureBound(col string) *futureBound {
+	if c.maxAheadUs <= 0 {
+		return nil
+	}
+	return &futureBound{column: col, aheadUs: c.maxAheadUs, now: c.now, routed: c.operatorDeadLetters}
+}
+
+func (f *futureBound) apply(b columnar.Batch, col int) (columnar.Batch, error) {
+	nowUs := f.now.Load()
+	limit := nowUs + f.aheadUs
+	ts := b.Rec.Column(col)
+	far, err := kernels.CompareScalar(kernels.Gt, ts, limit, b.Sel, nil)
+	if err != nil || len(far) == 0 {
+		return b, err
+	}
+	vals := ts.(*array.Timestamp).TimestampValues()
+	why := func(r int32) error {
+		return fmt.Errorf("event time %s in column %s is more than %s ahead of the batch's processing time %s",
+			isoMicros(int64(vals[r])), f.column, time.Duration(f.aheadUs)*time.Microsecond, isoMicros(nowUs))
+	}
+	if f.routed == nil {
+		b.Release()
+		return columnar.Batch{}, fmt.Errorf("%w (row %s); fix the producer's clock, raise MaxEventTimeAhead, or give the query a dead-letter sink to route such rows: %w",
+			why(far[0]), rowJSON(b.Rec, int(far[0])), sources.ErrBadRecord)
+	}
+	for _, r := range far {
+		f.routed.Add(sources.BadRecord{Source: "column " + f.column, Position: -1, Raw: []byte(rowJSON(b.Rec, int(r))), Err: why(r)})
+	}
+	all := b.Sel
+	if all == nil {
+		all = columnar.Identity(nil, int(b.Rec.NumRows()))
+	}
+	return columnar.Batch{Rec: b.Rec, Sel: kernels.Difference(all, far, nil)}, nil // takes over b's reference
+}
+
+// rowJSON renders row r of rec as a JSON object, for messages and the
+// dead-letter sink.
+func rowJSON(rec arrow.RecordBatch, r int) string {
+	m := make(map[string]any, rec.NumCols())
+	for i, f := range rec.Schema().Fields() {
+		m[f.Name] = rec.Column(i).GetOneForMarshal(r)
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Sprintf("<row %d: %v>", r, err)
+	}
+	return string(data)
+}
