@@ -452,3 +452,35 @@ func TestFarFutureEventTime(t *testing.T) {
 		}
 	})
 }
+
+// Item 18: after an AvailableNow run that closed windows, LastProgress is
+// the no-data batch that closed them (as in Spark); Summary totals the run.
+func TestSummaryAfterAvailableNow(t *testing.T) {
+	src := memsrc.New(evSchema)
+	if _, err := src.AddRows(ev(1, 1), ev(1, 2), ev(2, 15)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.AddRows(ev(1, 30), ev(3, 3)); err != nil {
+		t.Fatal(err)
+	}
+	rec := testutil.NewRecorder()
+	ctx := context.Background()
+	q, err := millrace.ReadStream(src).WithWatermark("ts", 0).
+		GroupBy(millrace.Window(millrace.Col("ts"), 10*time.Second)).Agg(millrace.Count().As("n")).
+		WriteStream(rec).Trigger(millrace.AvailableNow()).MaxRowsPerTrigger(3).Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.AwaitTermination(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if p := q.LastProgress(); p == nil || p.NumInputRows != 0 {
+		t.Fatalf("last progress %+v: want the trailing no-data batch", p)
+	}
+	s := q.Summary()
+	want := millrace.Summary{Batches: 3, DataBatches: 2, NumInputRows: 5, NumOutputRows: 2,
+		NumRowsDroppedByWatermark: 1, FirstBatchID: 0, LastBatchID: 2, Watermark: "1970-01-01T00:00:30.000Z"}
+	if s != want {
+		t.Fatalf("summary %+v, want %+v", s, want)
+	}
+}

@@ -46,6 +46,9 @@ type Query = exec.Query
 // Progress is the report of one trigger (Spark's StreamingQueryProgress).
 type Progress = exec.Progress
 
+// Summary totals the progress events of one run of a query (Query.Summary).
+type Summary = exec.Summary
+
 // Listener receives query events (Spark's StreamingQueryListener).
 type Listener = exec.Listener
 

@@ -638,6 +638,7 @@ func (q *Query) report(b *batchRun, prevStarts []sources.Offset) {
 	}
 	p.StateOperators = append([]StateOperator{}, b.stateOps...)
 	q.mu.Lock()
+	q.summary.add(p)
 	q.progress = append(q.progress, p)
 	if len(q.progress) > q.cfg.RecentProgressSize {
 		q.progress = q.progress[len(q.progress)-q.cfg.RecentProgressSize:]

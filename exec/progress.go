@@ -28,6 +28,45 @@ type Progress struct {
 	NumDeadLetterRows int64 `json:"numDeadLetterRows,omitempty"`
 }
 
+// Summary totals the progress events of one run of a query.
+type Summary struct {
+	// Batches counts the batches run, no-data batches included;
+	// DataBatches those that read input.
+	Batches, DataBatches int64
+	NumInputRows         int64
+	NumOutputRows        int64
+	// NumRowsDroppedByWatermark counts late rows over every stateful
+	// operator; NumDeadLetterRows the records sent to the dead-letter sink.
+	NumRowsDroppedByWatermark int64
+	NumDeadLetterRows         int64
+	// FirstBatchID and LastBatchID bound the batches of this run (-1 when
+	// none ran).
+	FirstBatchID, LastBatchID int64
+	// Watermark is the event-time watermark of the last batch (empty
+	// without one).
+	Watermark string
+}
+
+func (s *Summary) add(p *Progress) {
+	if s.Batches == 0 {
+		s.FirstBatchID = p.BatchID
+	}
+	s.Batches++
+	if p.NumInputRows > 0 {
+		s.DataBatches++
+	}
+	s.LastBatchID = p.BatchID
+	s.NumInputRows += p.NumInputRows
+	s.NumOutputRows += p.Sink.NumOutputRows
+	s.NumDeadLetterRows += p.NumDeadLetterRows
+	for _, op := range p.StateOperators {
+		s.NumRowsDroppedByWatermark += op.NumRowsDroppedByWatermark
+	}
+	if wm, ok := p.EventTime["watermark"]; ok {
+		s.Watermark = wm
+	}
+}
+
 // StateOperator reports one stateful operator.
 type StateOperator struct {
 	OperatorName              string           `json:"operatorName"`

@@ -125,6 +125,7 @@ type Query struct {
 	cond      *sync.Cond
 	err       error
 	progress  []*Progress
+	summary   Summary
 	status    Status
 	idleCount int64
 	stopped   bool
@@ -186,6 +187,7 @@ func Start(ctx context.Context, cfg Config) (*Query, error) {
 	}()
 	q := &Query{cfg: cfg, c: c, mem: cfg.Allocator, clock: cfg.Clock, done: make(chan struct{}), wake: make(chan struct{}, 1)}
 	q.cond = sync.NewCond(&q.mu)
+	q.summary = Summary{FirstBatchID: -1, LastBatchID: -1}
 	q.crashStep, q.crashBatch = parseCrashEnv()
 	q.id, q.runID = newUUID(), newUUID()
 	q.wm = newWatermarkTracker(c.watermarks, cfg.WatermarkIdleTimeout, cfg.Clock().UnixMilli(), cfg.Logger)
@@ -507,6 +509,16 @@ func (q *Query) LastProgress() *Progress {
 		return nil
 	}
 	return q.progress[len(q.progress)-1]
+}
+
+// Summary returns the totals of every batch this run of the query has
+// reported. LastProgress is Spark's: the latest batch, which after an
+// AvailableNow or Once run that closed windows is the no-data batch that
+// closed them (numInputRows 0); Summary answers "what did this run do".
+func (q *Query) Summary() Summary {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.summary
 }
 
 // RecentProgress returns the most recent progress events, oldest first.

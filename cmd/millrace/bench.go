@@ -202,11 +202,7 @@ func runOneNexmark(ctx context.Context, stderr io.Writer, q nexmark.Query, cfg n
 	for _, k := range q.Inputs {
 		total += g.Count(k, cfg.Events)
 	}
-	barOut := stderr
-	if f.quiet {
-		barOut = io.Discard
-	}
-	bar := newProgressListener(barOut, total, "nexmark "+q.Name)
+	bar := newProgressListener(stderr, total, "nexmark "+q.Name, !f.quiet)
 	runtime.GC() // the previous query's garbage is not this one's memory
 	peak := startHeapSampler()
 	cpu0 := processCPUSeconds()

@@ -114,7 +114,7 @@ func runDemo(ctx context.Context, stdout, stderr io.Writer, f demoFlags) error {
 	if total == 0 {
 		total = -1
 	}
-	bar := newProgressListener(stderr, total, "clicks")
+	bar := newProgressListener(stderr, total, "clicks", !f.quiet)
 	trigger := millrace.AvailableNow()
 	if f.rate > 0 || f.events == 0 {
 		trigger = millrace.ProcessingTime(time.Second)
@@ -140,10 +140,11 @@ func runDemo(ctx context.Context, stdout, stderr io.Writer, f demoFlags) error {
 		return err
 	}
 	elapsed := time.Since(start)
+	sum := q.Summary()
 	fmt.Fprintf(stdout, "\nDemo finished: %d events in %d batches, %d rows out, %d late events dropped, %.1fs, %.0f events/s\n",
-		bar.in.Load(), bar.batches.Load(), bar.out.Load(), bar.dropped.Load(), elapsed.Seconds(), float64(bar.in.Load())/elapsed.Seconds())
-	if p := bar.lastProgress(); p != nil && p.EventTime != nil {
-		fmt.Fprintf(stdout, "Watermark at the end: %s (windows ending after it stay open until more events arrive)\n", p.EventTime["watermark"])
+		sum.NumInputRows, sum.Batches, sum.NumOutputRows, sum.NumRowsDroppedByWatermark, elapsed.Seconds(), float64(sum.NumInputRows)/elapsed.Seconds())
+	if sum.Watermark != "" {
+		fmt.Fprintf(stdout, "Watermark at the end: %s (windows ending after it stay open until more events arrive)\n", sum.Watermark)
 	}
 	if f.console {
 		return nil
