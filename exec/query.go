@@ -282,8 +282,10 @@ func compile(cfg Config) (_ *compiled, err error) {
 	if cfg.LateSink == nil { // a late-data sink gets whole input rows
 		pruneSources(c, cfg.Plan)
 	}
-	if mc, ok := cfg.Sink.(sinks.ModeChecker); ok && !mc.SupportsMode(cfg.Mode) {
-		return nil, fmt.Errorf("sink %s does not support %s output mode", cfg.Sink.Name(), cfg.Mode)
+	if mc, ok := cfg.Sink.(sinks.ModeChecker); ok {
+		if err := mc.CheckMode(cfg.Mode); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
 }

@@ -53,10 +53,13 @@ func NewSink(path string, opts SinkOptions) *Sink {
 // Name describes the sink.
 func (s *Sink) Name() string { return "DeltaSink[" + s.path + "]" }
 
-// SupportsMode reports Append and Complete always, Update when key columns
-// are configured.
-func (s *Sink) SupportsMode(m sinks.OutputMode) bool {
-	return m != sinks.Update || len(s.opts.KeyColumns) > 0
+// CheckMode accepts Append and Complete always, Update when key columns are
+// configured (Update merges rows into the table by key).
+func (s *Sink) CheckMode(m sinks.OutputMode) error {
+	if m == sinks.Update && len(s.opts.KeyColumns) == 0 {
+		return fmt.Errorf("lake: Delta sink %s: Update output mode upserts each changed row by key: set lake.SinkOptions.KeyColumns to the columns that identify a result row (the grouping keys, window included), or use Append or Complete", s.path)
+	}
+	return nil
 }
 
 // Metrics reports commit counts and the last committed table version.
@@ -87,8 +90,8 @@ func (s *Sink) tableFor(ctx context.Context, schema *arrow.Schema) (*Table, erro
 
 // Begin starts batch info.BatchID.
 func (s *Sink) Begin(ctx context.Context, info sinks.BatchInfo) (sinks.BatchWriter, error) {
-	if !s.SupportsMode(info.Mode) {
-		return nil, fmt.Errorf("lake: sink %s: Update mode needs SinkOptions.KeyColumns", s.path)
+	if err := s.CheckMode(info.Mode); err != nil {
+		return nil, err
 	}
 	if info.QueryID == "" {
 		return nil, fmt.Errorf("lake: sink %s: batch %d has no query id for its txn action", s.path, info.BatchID)

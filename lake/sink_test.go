@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -130,5 +131,23 @@ func TestKilledWriterLeavesTableReadable(t *testing.T) {
 	// The next commit takes version 2.
 	if v, err := tbl.Append(ctx, []arrow.RecordBatch{rec}); err != nil || v != 2 {
 		t.Fatalf("append after crash: v%d %v", v, err)
+	}
+}
+
+// Update without key columns is refused with advice, at Start and at Begin.
+func TestSinkUpdateNeedsKeyColumns(t *testing.T) {
+	s := NewSink(filepath.Join(t.TempDir(), "t"), SinkOptions{})
+	for _, m := range []sinks.OutputMode{sinks.Append, sinks.Complete} {
+		if err := s.CheckMode(m); err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+	}
+	err := s.CheckMode(sinks.Update)
+	if err == nil || !strings.Contains(err.Error(), "set lake.SinkOptions.KeyColumns") {
+		t.Fatalf("Update: %v", err)
+	}
+	if _, err := s.Begin(context.Background(), sinks.BatchInfo{QueryID: "q", Mode: sinks.Update, Schema: testSchema}); err == nil ||
+		!strings.Contains(err.Error(), "KeyColumns") {
+		t.Fatalf("Begin in Update mode: %v", err)
 	}
 }

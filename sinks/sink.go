@@ -65,8 +65,10 @@ type BatchWriter interface {
 }
 
 // ModeChecker is implemented by sinks that support only some output modes.
+// CheckMode returns nil for a mode the sink supports, and otherwise an
+// error that says what to change; a query with such a mode fails at Start.
 type ModeChecker interface {
-	SupportsMode(m OutputMode) bool
+	CheckMode(m OutputMode) error
 }
 
 // Metricer is implemented by sinks that report metrics in the sink entry of

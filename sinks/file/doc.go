@@ -34,7 +34,7 @@
 //     committed log entries; orphan files of a crash or an Abort are ignored.
 //   - One query writes to a directory at a time (as in Spark).
 //   - Append mode only: Update and Complete rewrite earlier rows, which
-//     append-only files cannot express. SupportsMode says so, so Start
+//     append-only files cannot express. CheckMode says so, so Start
 //     rejects those modes before the query runs.
 //
 // # Encoding

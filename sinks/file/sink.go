@@ -111,9 +111,14 @@ func (s *Sink) Name() string { return fmt.Sprintf("FileSink[%s, %s]", s.dir, s.o
 // Dir returns the sink's directory.
 func (s *Sink) Dir() string { return s.dir }
 
-// SupportsMode reports true for Append only: Update and Complete would
-// rewrite rows already in files.
-func (s *Sink) SupportsMode(m sinks.OutputMode) bool { return m == sinks.Append }
+// CheckMode accepts Append only: Update and Complete would rewrite rows
+// already in files.
+func (s *Sink) CheckMode(m sinks.OutputMode) error {
+	if m != sinks.Append {
+		return fmt.Errorf("file sink %s: %s output mode would rewrite rows already written to append-only files: use Append, or a Delta sink (lake.NewSink) for Update and Complete", s.dir, m)
+	}
+	return nil
+}
 
 // Metrics reports the files, rows and bytes this Sink committed.
 func (s *Sink) Metrics() map[string]string {

@@ -370,7 +370,7 @@ func TestModes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !s.SupportsMode(sinks.Append) || s.SupportsMode(sinks.Update) || s.SupportsMode(sinks.Complete) {
+	if s.CheckMode(sinks.Append) != nil || s.CheckMode(sinks.Update) == nil || s.CheckMode(sinks.Complete) == nil {
 		t.Fatal("the file sink supports Append only")
 	}
 	_, err = s.Begin(context.Background(), sinks.BatchInfo{BatchID: 0, Mode: sinks.Update})

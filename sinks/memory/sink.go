@@ -26,10 +26,7 @@ type Sink struct {
 	batches int64          // committed batches
 }
 
-var (
-	_ sinks.Sink        = (*Sink)(nil)
-	_ sinks.ModeChecker = (*Sink)(nil)
-)
+var _ sinks.Sink = (*Sink)(nil)
 
 // Option configures a Sink.
 type Option func(*Sink)
@@ -55,11 +52,6 @@ func (s *Sink) Name() string {
 		return fmt.Sprintf("%s[keys=%s]", s.name, strings.Join(s.keys, ","))
 	}
 	return s.name
-}
-
-// SupportsMode reports true for every output mode.
-func (s *Sink) SupportsMode(m sinks.OutputMode) bool {
-	return m == sinks.Append || m == sinks.Update || m == sinks.Complete
 }
 
 // Begin starts batch info.BatchID, or returns a skipping writer if that

@@ -23,8 +23,15 @@ import (
 //	                          (microseconds for columnar.Timestamp)
 //	date32                    time.Time (its UTC date), or an integer day count
 //
-// It is meant for tests and notebooks: it converts one value at a time.
+// It is meant for tests and notebooks: it converts one value at a time. A
+// nil mem means memory.DefaultAllocator.
 func BuildRecord(mem memory.Allocator, schema *arrow.Schema, rows [][]any) (arrow.RecordBatch, error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	if schema == nil {
+		return nil, fmt.Errorf("memory source: BuildRecord needs a schema")
+	}
 	b := array.NewRecordBuilder(mem, schema)
 	defer b.Release()
 	for r, row := range rows {

@@ -220,3 +220,19 @@ func TestMemorySourceConcurrentAdd(t *testing.T) {
 		t.Fatalf("AvailableNow did not cap: %s", end)
 	}
 }
+
+// BuildRecord with a nil allocator uses the default one.
+func TestBuildRecordDefaultAllocator(t *testing.T) {
+	s := arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
+	rec, err := BuildRecord(nil, s, [][]any{{int64(1)}, {nil}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Release()
+	if rec.NumRows() != 2 || rec.Column(0).NullN() != 1 {
+		t.Fatalf("record %v", rec)
+	}
+	if _, err := BuildRecord(nil, nil, nil); err == nil {
+		t.Fatal("no error without a schema")
+	}
+}
