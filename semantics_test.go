@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -484,3 +485,60 @@ func TestSummaryAfterAvailableNow(t *testing.T) {
 		t.Fatalf("summary %+v, want %+v", s, want)
 	}
 }
+
+// Item 15: int64 sums and arithmetic wrap silently by default (Spark
+// without ANSI mode); CheckOverflow makes them fail the query.
+func TestIntegerOverflow(t *testing.T) {
+	big := int64(math.MaxInt64 - 10)
+	small := int64(20)
+	three := int64(3)
+	for _, checked := range []bool{false, true} {
+		for _, q := range []struct {
+			name  string
+			mode  millrace.OutputMode
+			build func(s []*memsrc.Source) *millrace.Stream
+			want  [][]any // wrapped results, Go's int64 arithmetic
+		}{
+			{"sum", millrace.Update, func(s []*memsrc.Source) *millrace.Stream {
+				return millrace.ReadStream(s[0]).GroupBy(millrace.Col("k")).Agg(millrace.Sum(millrace.Col("v")).As("s"))
+			}, [][]any{{int64(1), big + small}}},
+			{"plus", millrace.Append, func(s []*memsrc.Source) *millrace.Stream {
+				return millrace.ReadStream(s[0]).Select(millrace.Col("v").Plus(millrace.Col("v")).As("twice"))
+			}, [][]any{{big + big}, {small + small}}},
+			{"times literal", millrace.Append, func(s []*memsrc.Source) *millrace.Stream {
+				return millrace.ReadStream(s[0]).Select(millrace.Lit(three).Times(millrace.Col("v")).As("thrice"))
+			}, [][]any{{three * big}, {three * small}}},
+		} {
+			t.Run(fmt.Sprintf("%s/checked=%v", q.name, checked), func(t *testing.T) {
+				r := triggerRun{
+					schemas: []*arrow.Schema{kvSchema},
+					feed:    [][][][]any{{{{int64(1), big}, {int64(1), small}}}},
+					build:   q.build,
+					mode:    q.mode,
+					options: func(w *millrace.StreamWriter) *millrace.StreamWriter {
+						if checked {
+							return w.CheckOverflow()
+						}
+						return w
+					},
+				}
+				got, err := r.run(t)
+				if !checked {
+					if err != nil {
+						t.Fatal(err)
+					}
+					checkTriggers(t, got, [][][]any{q.want})
+					return
+				}
+				if !errors.Is(err, millrace.ErrOverflow) || !strings.Contains(err.Error(), "overflow") {
+					t.Fatalf("error %v", err)
+				}
+			})
+		}
+	}
+}
+
+var kvSchema = arrow.NewSchema([]arrow.Field{
+	{Name: "k", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	{Name: "v", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+}, nil)

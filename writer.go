@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace/agg"
 	"github.com/millrace/millrace/exec"
 	"github.com/millrace/millrace/sinks"
 	"github.com/millrace/millrace/sources"
@@ -144,6 +145,17 @@ func (w *StreamWriter) MaxEventTimeAhead(d time.Duration) *StreamWriter {
 	w.cfg.MaxEventTimeAhead = d
 	return w
 }
+
+// CheckOverflow makes integer overflow fail the query with ErrOverflow, as
+// Spark's ANSI mode does (ARITHMETIC_OVERFLOW), in Sum over integers and in
+// Plus, Minus and Times of integer columns. By default, as in Spark without
+// ANSI mode, int64 results wrap around silently. The checks cost a compare
+// per row; a query's state is the same with or without them.
+func (w *StreamWriter) CheckOverflow() *StreamWriter { w.cfg.CheckOverflow = true; return w }
+
+// ErrOverflow is the error a query with CheckOverflow fails with when an
+// integer result leaves the int64 range.
+var ErrOverflow = agg.ErrOverflow
 
 // Logger sets where the query logs warnings (default slog.Default()).
 func (w *StreamWriter) Logger(l *slog.Logger) *StreamWriter { w.cfg.Logger = l; return w }

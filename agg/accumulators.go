@@ -50,6 +50,9 @@ func newAccumulator(spec Spec, argType arrow.DataType) (accumulator, error) {
 	isInt := id == arrow.INT64 || id == arrow.INT32
 	switch spec.Func {
 	case Sum:
+		if isInt && spec.Checked {
+			return &checkedSumAcc{name: spec.Name}, nil
+		}
 		if isInt {
 			return &sumAcc[int64]{typ: arrow.PrimitiveTypes.Int64}, nil
 		}

@@ -53,6 +53,8 @@ func (t *Table) EncodeStates(groups []uint32) [][]byte {
 				b = binary.AppendUvarint(b, uint64(a.counts[g]))
 			case *sumAcc[int64]:
 				b = appendSeen(b, a.seen[g], uint64(a.sums[g]))
+			case *checkedSumAcc: // the same state as the wrapping sum
+				b = appendSeen(b, a.seen[g], uint64(a.sums[g]))
 			case *sumAcc[float64]:
 				b = appendSeen(b, a.seen[g], math.Float64bits(a.sums[g]))
 			case *avgAcc:
@@ -183,6 +185,10 @@ func (t *Table) LoadGroups(keys []arrow.Array, states [][]byte) error {
 				v, b, ok = uvarint(b)
 				a.counts[g] = int64(v)
 			case *sumAcc[int64]:
+				var v uint64
+				a.seen[g], v, b, ok = readSeen(b)
+				a.sums[g] = int64(v)
+			case *checkedSumAcc:
 				var v uint64
 				a.seen[g], v, b, ok = readSeen(b)
 				a.sums[g] = int64(v)

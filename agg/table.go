@@ -49,6 +49,9 @@ type Spec struct {
 	Arg int
 	// Name is the result column's name.
 	Name string
+	// Checked makes an integer sum that overflows int64 an error
+	// (ErrOverflow), as Spark's ANSI mode does, instead of wrapping.
+	Checked bool
 }
 
 // Table is the state of a hash aggregation: a HashTable of the grouping keys

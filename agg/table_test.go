@@ -23,20 +23,20 @@ var argTypes = []arrow.DataType{
 }
 
 var testSpecs = []Spec{
-	{CountAll, 0, "n"},
-	{Count, 0, "count_i"},
-	{Sum, 0, "sum_i"},
-	{Sum, 1, "sum_f"},
-	{Sum, 2, "sum_i32"},
-	{Min, 0, "min_i"},
-	{Max, 0, "max_i"},
-	{Min, 3, "min_ts"},
-	{Max, 1, "max_f"},
-	{Min, 2, "min_i32"},
-	{Avg, 2, "avg_i32"},
-	{Avg, 1, "avg_f"},
-	{CountDistinct, 4, "nd_s"},
-	{CountDistinct, 0, "nd_i"},
+	{Func: CountAll, Arg: 0, Name: "n"},
+	{Func: Count, Arg: 0, Name: "count_i"},
+	{Func: Sum, Arg: 0, Name: "sum_i"},
+	{Func: Sum, Arg: 1, Name: "sum_f"},
+	{Func: Sum, Arg: 2, Name: "sum_i32"},
+	{Func: Min, Arg: 0, Name: "min_i"},
+	{Func: Max, Arg: 0, Name: "max_i"},
+	{Func: Min, Arg: 3, Name: "min_ts"},
+	{Func: Max, Arg: 1, Name: "max_f"},
+	{Func: Min, Arg: 2, Name: "min_i32"},
+	{Func: Avg, Arg: 2, Name: "avg_i32"},
+	{Func: Avg, Arg: 1, Name: "avg_f"},
+	{Func: CountDistinct, Arg: 4, Name: "nd_s"},
+	{Func: CountDistinct, Arg: 0, Name: "nd_i"},
 }
 
 // oracleState is the naive row-at-a-time result of testSpecs for one key.

@@ -151,7 +151,7 @@ func compileAggs(aggs []plan.Expr, in *arrow.Schema) ([]evaluator, []arrow.DataT
 	var specs []agg.Spec
 	for _, e := range aggs {
 		ag := plan.Unalias(e).(plan.Agg)
-		spec := agg.Spec{Func: aggFunc(ag.Func), Arg: len(args), Name: plan.OutputName(e)}
+		spec := agg.Spec{Func: aggFunc(ag.Func), Arg: len(args), Name: plan.OutputName(e), Checked: compilingChecked}
 		if ag.Func == plan.AggCountAll {
 			spec.Arg = -1
 		} else {

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace/agg"
 	"github.com/millrace/millrace/columnar"
 	"github.com/millrace/millrace/kernels"
 	"github.com/millrace/millrace/plan"
@@ -167,7 +168,7 @@ func compileBinary(e plan.Binary, s *arrow.Schema, typ arrow.DataType) (evaluato
 	case e.Op.IsComparison():
 		return cmpEval{op: cmpOp(e.Op), l: l, r: r, neg: cmpOp(negateCmp(e.Op))}, nil
 	default:
-		return arithEval{op: arithOp(e.Op), l: l, r: r, typ: typ}, nil
+		return arithEval{op: arithOp(e.Op), l: l, r: r, typ: typ, checked: compilingChecked, text: e.String()}, nil
 	}
 }
 
@@ -301,6 +302,10 @@ type arithEval struct {
 	op   kernels.ArithOp
 	l, r evaluator
 	typ  arrow.DataType
+	// checked: an integer result that wraps is an error (CheckOverflow);
+	// text names the expression in it.
+	checked bool
+	text    string
 }
 
 func (a arithEval) value(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Array, error) {
@@ -310,7 +315,8 @@ func (a arithEval) value(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Arr
 			return nil, err
 		}
 		defer x.Release()
-		return kernels.ArithScalar(mem, a.op, x, lit.v, false)
+		res, err := kernels.ArithScalar(mem, a.op, x, lit.v, false)
+		return a.check(res, err, x, nil, lit.v, false)
 	}
 	if lit, ok := a.l.(litEval); ok && lit.v != nil {
 		x, err := a.r.value(mem, rec)
@@ -318,7 +324,8 @@ func (a arithEval) value(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Arr
 			return nil, err
 		}
 		defer x.Release()
-		return kernels.ArithScalar(mem, a.op, x, lit.v, true)
+		res, err := kernels.ArithScalar(mem, a.op, x, lit.v, true)
+		return a.check(res, err, x, nil, lit.v, true)
 	}
 	x, err := a.l.value(mem, rec)
 	if err != nil {
@@ -333,7 +340,28 @@ func (a arithEval) value(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Arr
 	if x.DataType().ID() == arrow.NULL || y.DataType().ID() == arrow.NULL {
 		return constantArray(mem, a.typ, nil, int(rec.NumRows()))
 	}
-	return kernels.Arith(mem, a.op, x, y)
+	res, err := kernels.Arith(mem, a.op, x, y)
+	return a.check(res, err, x, y, nil, false)
+}
+
+// check fails a checked integer result that wrapped around int64, as
+// Spark's ANSI mode does (ARITHMETIC_OVERFLOW).
+func (a arithEval) check(res arrow.Array, err error, x, y arrow.Array, lit any, litLeft bool) (arrow.Array, error) {
+	if err != nil || !a.checked {
+		return res, err
+	}
+	if row := kernels.Overflowed(a.op, res, x, y, lit, litLeft); row >= 0 {
+		res.Release()
+		l, r := any(lit), x.GetOneForMarshal(row)
+		if y != nil {
+			l, r = r, y.GetOneForMarshal(row)
+		} else if !litLeft {
+			l, r = r, l
+		}
+		return nil, fmt.Errorf("%s overflows int64 for operands %v and %v (overflow checks are on, as in Spark's ANSI mode; without them it would wrap): cast an operand to float64, or turn the checks off: %w",
+			a.text, l, r, agg.ErrOverflow)
+	}
+	return res, nil
 }
 
 func (a arithEval) pred(memory.Allocator, arrow.RecordBatch, []int32, []int32) ([]int32, error) {
@@ -471,12 +499,14 @@ func (n nowEval) value(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Array
 	return constantArray(mem, columnar.Timestamp, n.now.Load(), int(rec.NumRows()))
 }
 
-// compilingNow is the batch clock of the query being compiled. Compiles
-// hold compileMu, so evaluators built by compileExpr capture their own
-// query's clock without threading it through every constructor.
+// compilingNow is the batch clock of the query being compiled, and
+// compilingChecked its Config.CheckOverflow. Compiles hold compileMu, so
+// evaluators built by compileExpr capture their own query's settings
+// without threading them through every constructor.
 var (
-	compileMu    sync.Mutex
-	compilingNow *atomic.Int64
+	compileMu        sync.Mutex
+	compilingNow     *atomic.Int64
+	compilingChecked bool
 )
 
 func (nowEval) pred(memory.Allocator, arrow.RecordBatch, []int32, []int32) ([]int32, error) {

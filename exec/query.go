@@ -68,6 +68,10 @@ type Config struct {
 	// goes to the dead-letter sink (when the query has one) or fails the
 	// query, instead of moving the watermark into the future.
 	MaxEventTimeAhead time.Duration
+	// CheckOverflow makes integer overflow an error (Spark's ANSI mode) in
+	// sums and in + − × of integer expressions; by default they wrap, as in
+	// Spark without ANSI mode.
+	CheckOverflow bool
 	// Logger receives warnings (a watermark jumping far ahead; default
 	// slog.Default()).
 	Logger *slog.Logger
@@ -235,9 +239,9 @@ func compile(cfg Config) (_ *compiled, err error) {
 		}
 	}()
 	compileMu.Lock()
-	compilingNow = c.now
+	compilingNow, compilingChecked = c.now, cfg.CheckOverflow
 	defer func() {
-		compilingNow = nil
+		compilingNow, compilingChecked = nil, false
 		compileMu.Unlock()
 	}()
 	if cfg.DeadLetterSink != nil {

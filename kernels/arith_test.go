@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"testing"
 
@@ -203,5 +204,76 @@ func TestArithErrors(t *testing.T) {
 	}
 	if _, err := Negate(mem, s); err == nil {
 		t.Error("-string: want error")
+	}
+}
+
+// Overflowed finds exactly the rows whose int64 result wrapped, against
+// math/big as the oracle, for arrays and scalars on either side.
+func TestOverflowed(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	vals := []int64{0, 1, -1, 2, math.MaxInt64, math.MinInt64, math.MaxInt64 / 2, math.MinInt64 / 2, 3037000500, -3037000500}
+	xb, yb := array.NewInt64Builder(mem), array.NewInt64Builder(mem)
+	defer xb.Release()
+	defer yb.Release()
+	for _, a := range vals {
+		for _, b := range vals {
+			xb.Append(a)
+			yb.Append(b)
+		}
+	}
+	x, y := xb.NewInt64Array(), yb.NewInt64Array()
+	defer x.Release()
+	defer y.Release()
+	exact := func(op ArithOp, a, b int64) *big.Int {
+		A, B := big.NewInt(a), big.NewInt(b)
+		switch op {
+		case Add:
+			return A.Add(A, B)
+		case Sub:
+			return A.Sub(A, B)
+		}
+		return A.Mul(A, B)
+	}
+	fits := func(v *big.Int) bool { return v.IsInt64() }
+	for _, op := range []ArithOp{Add, Sub, Mul} {
+		res, err := Arith(mem, op, x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := -1
+		for i := 0; i < x.Len(); i++ {
+			if !fits(exact(op, x.Value(i), y.Value(i))) {
+				want = i
+				break
+			}
+		}
+		if got := Overflowed(op, res, x, y, nil, false); got != want {
+			t.Errorf("%s: first overflow at %d, want %d", op, got, want)
+		}
+		res.Release()
+		for _, lit := range vals {
+			for _, litLeft := range []bool{false, true} {
+				res, err := ArithScalar(mem, op, x, lit, litLeft)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := -1
+				for i := 0; i < x.Len(); i++ {
+					a, b := x.Value(i), lit
+					if litLeft {
+						a, b = b, a
+					}
+					if !fits(exact(op, a, b)) {
+						want = i
+						break
+					}
+				}
+				if got := Overflowed(op, res, x, nil, lit, litLeft); got != want {
+					t.Errorf("%s lit %d left=%v: first overflow at %d, want %d", op, lit, litLeft, got, want)
+				}
+				res.Release()
+			}
+		}
 	}
 }
