@@ -20,6 +20,7 @@ func build(t *testing.T, committed int64, pending bool) *Dir {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { d.Close() })
 	if err := d.WriteMetadata(Metadata{ID: "q-1", NumStatePartitions: 4, NumSources: 2}); err != nil {
 		t.Fatal(err)
 	}
@@ -36,6 +37,19 @@ func build(t *testing.T, committed int64, pending bool) *Dir {
 		}
 	}
 	return d
+}
+
+// reopen closes d, as a stopped query does, and opens its checkpoint again.
+func reopen(t *testing.T, d *Dir) (*Dir, error) {
+	t.Helper()
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d2, err := Open(d.Path())
+	if err == nil {
+		t.Cleanup(func() { d2.Close() })
+	}
+	return d2, err
 }
 
 func itoa(i int64) string { b, _ := json.Marshal(i); return string(b) }
@@ -97,7 +111,7 @@ func TestSparkFormat(t *testing.T) {
 
 func TestRoundTripAndReopen(t *testing.T) {
 	d := build(t, 3, true)
-	d2, err := Open(d.Path())
+	d2, err := reopen(t, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +232,7 @@ func TestCorruption(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			d := build(t, 3, true)
 			c.damage(d)
-			_, err := Open(d.Path())
+			_, err := reopen(t, d)
 			check := func(what string, err error) {
 				t.Helper()
 				if !errors.Is(err, c.sentinel) {
@@ -240,7 +254,7 @@ func TestCorruption(t *testing.T) {
 	// An older corrupt file is found when read, by Offsets or Inspect.
 	d := build(t, 3, true)
 	write("offsets/1", "v1\n{")(d)
-	d2, err := Open(d.Path())
+	d2, err := reopen(t, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +286,7 @@ func TestAtomicWrite(t *testing.T) {
 	d := build(t, 1, false)
 	stale := filepath.Join(d.Path(), "offsets", tempPrefix+"1-abc")
 	os.WriteFile(stale, []byte("half"), 0o644)
-	if _, err := Open(d.Path()); err != nil {
+	if _, err := reopen(t, d); err != nil {
 		t.Fatal(err)
 	}
 	noTemps(t, d.Path())
@@ -291,7 +305,7 @@ func TestPurge(t *testing.T) {
 	if !reflect.DeepEqual(offs, []int64{7, 8, 9, 10}) || !reflect.DeepEqual(coms, []int64{7, 8, 9}) {
 		t.Fatalf("offsets %v commits %v", offs, coms)
 	}
-	d2, err := Open(d.Path())
+	d2, err := reopen(t, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +333,7 @@ func TestPurge(t *testing.T) {
 	// A crash between removing commits/N and offsets/N leaves a valid log.
 	d3 := build(t, 4, false)
 	os.Remove(filepath.Join(d3.Path(), "commits", "0"))
-	d4, err := Open(d3.Path())
+	d4, err := reopen(t, d3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ func (d *Dir) WriteCommit(c CommitEntry) error {
 		return fmt.Errorf("checkpoint: write %s: %w", p, err)
 	}
 	data := append([]byte(fmt.Sprintf("v%d\n", logVersion)), meta...)
-	if err := WriteFileAtomic(p, data); err != nil {
+	if err := writeFileNoReplace(p, data); err != nil {
 		return err
 	}
 	if d.comMin < 0 {

@@ -29,9 +29,11 @@ const (
 const DefaultRetain = 100
 
 // Dir is an open checkpoint directory. Its methods are safe for concurrent
-// use, but one process at a time may write a checkpoint.
+// use. A Dir opened by Open holds the checkpoint's exclusive lock until
+// Close: one running query at a time writes a checkpoint.
 type Dir struct {
 	path string
+	lock *dirLock // nil for a Dir opened to inspect
 
 	mu sync.Mutex
 	// Batch ids present in the logs, -1 when a log is empty. The offsets
@@ -57,15 +59,23 @@ type Metadata struct {
 	Fingerprint json.RawMessage `json:"planFingerprint,omitempty"`
 }
 
-// Open opens the checkpoint at path, creating the layout if absent. If the
-// checkpoint exists, Open validates the metadata, the logs' batch ids and the
-// latest offsets and commit files, and removes temporary files a crash left.
+// Open opens the checkpoint at path for a query to run on, creating the
+// layout if absent. It first takes the checkpoint's exclusive lock: if
+// another running query holds it, Open fails with ErrInUse and writes
+// nothing. Holding the lock, it removes temporary files a crash left and
+// validates the metadata, the logs' batch ids and the latest offsets and
+// commit files. Close releases the lock.
 func Open(path string) (*Dir, error) {
 	return open(path, true)
 }
 
-func open(path string, create bool) (*Dir, error) {
+func open(path string, create bool) (_ *Dir, err error) {
 	d := &Dir{path: path}
+	defer func() {
+		if err != nil {
+			d.Close()
+		}
+	}()
 	for _, sub := range []string{"", offsetsDir, commitsDir} {
 		p := filepath.Join(path, sub)
 		st, err := os.Stat(p)
@@ -80,9 +90,17 @@ func open(path string, create bool) (*Dir, error) {
 		}
 	}
 	if create {
-		for _, sub := range []string{"", offsetsDir, commitsDir, sourcesDir, stateDir} {
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			return nil, fmt.Errorf("checkpoint: create %s: %w%s", path, err, accessHint(err))
+		}
+		// The lock comes before anything else is written or removed: the
+		// temporary files below may be those of the query holding it.
+		if d.lock, err = lockDir(path); err != nil {
+			return nil, err
+		}
+		for _, sub := range []string{offsetsDir, commitsDir, sourcesDir, stateDir} {
 			if err := os.MkdirAll(filepath.Join(path, sub), 0o755); err != nil {
-				return nil, fmt.Errorf("checkpoint: create %s: %w", path, err)
+				return nil, fmt.Errorf("checkpoint: create %s: %w%s", path, err, accessHint(err))
 			}
 		}
 		for _, sub := range []string{"", offsetsDir, commitsDir} {
@@ -113,6 +131,17 @@ func open(path string, create bool) (*Dir, error) {
 		}
 	}
 	return d, nil
+}
+
+// Close releases the checkpoint's lock. The Dir must not be written after.
+func (d *Dir) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.lock.unlock(); err != nil {
+		return fmt.Errorf("checkpoint: unlock %s: %w", d.path, err)
+	}
+	d.lock = nil
+	return nil
 }
 
 // Path returns the checkpoint directory.
@@ -151,7 +180,9 @@ func (d *Dir) Metadata() (Metadata, bool, error) {
 }
 
 // WriteMetadata writes the metadata file; it fails with ErrExists if one is
-// already written.
+// already written. The file is created with no-overwrite semantics (a link
+// of a complete temporary file), so even two writers that got past the
+// lock (a filesystem without flock) cannot both believe they wrote it.
 func (d *Dir) WriteMetadata(m Metadata) error {
 	p := filepath.Join(d.path, metadataFile)
 	if m.ID == "" {
@@ -166,7 +197,10 @@ func (d *Dir) WriteMetadata(m Metadata) error {
 	if err != nil {
 		return fmt.Errorf("checkpoint: write %s: %w", p, err)
 	}
-	if err := WriteFileAtomic(p, append(data, '\n')); err != nil {
+	if err := writeFileNoReplace(p, append(data, '\n')); err != nil {
+		if errors.Is(err, ErrExists) {
+			return fmt.Errorf("checkpoint: metadata %s was written by another process meanwhile: %w", p, err)
+		}
 		return err
 	}
 	d.mu.Lock()

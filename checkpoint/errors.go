@@ -3,6 +3,9 @@ package checkpoint
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+
+	"github.com/millrace/millrace/state"
 )
 
 // ErrCorrupt marks a checkpoint file or log that cannot be trusted: a
@@ -64,4 +67,20 @@ func corrupt(kind, path string, line int, err error, format string, args ...any)
 		reason += err.Error()
 	}
 	return &CorruptError{Kind: kind, Path: path, Line: line, Reason: reason, Err: err}
+}
+
+// ErrDiskFull marks a write that failed because the filesystem holding the
+// checkpoint is full (or the user's quota is used up). It is the state
+// store's sentinel: one errors.Is test covers the logs and the state.
+var ErrDiskFull = state.ErrDiskFull
+
+// ioError wraps an I/O error of a checkpoint file. A full disk gets an
+// error that says so, names the file and says what to do; the other errors
+// get the permission hint when it applies.
+func ioError(op, path string, err error) error {
+	if state.IsDiskFull(err) {
+		return fmt.Errorf("checkpoint: %s %s: the disk is full (%w): free space on the filesystem holding %s "+
+			"and restart the query; it resumes from its last committed batch: %w", op, path, err, filepath.Dir(path), ErrDiskFull)
+	}
+	return fmt.Errorf("checkpoint: %s %s: %w%s", op, path, err, accessHint(err))
 }

@@ -93,7 +93,7 @@ func (d *Dir) WriteOffsets(e OffsetEntry) error {
 	if err != nil {
 		return fmt.Errorf("checkpoint: write %s: %w", p, err)
 	}
-	if err := WriteFileAtomic(p, data); err != nil {
+	if err := writeFileNoReplace(p, data); err != nil {
 		return err
 	}
 	if d.offMin < 0 {

@@ -38,13 +38,19 @@ var nextWatermarkKey = []byte("nextBatchWatermarkMs")
 
 const confStatePartitions = "millrace.statePartitions"
 
-// openCheckpointer opens (or creates) the checkpoint directory, checks that
-// the query may run on it, adopts its query id, and opens the state store.
-func openCheckpointer(q *Query) (*checkpointer, error) {
+// openCheckpointer opens (or creates) the checkpoint directory, taking its
+// lock, checks that the query may run on it, adopts its query id, and opens
+// the state store. On error the lock is released.
+func openCheckpointer(q *Query) (_ *checkpointer, err error) {
 	dir, err := checkpoint.Open(q.cfg.CheckpointDir)
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil {
+			_ = dir.Close()
+		}
+	}()
 	fp := fingerprint(q.c)
 	fpJSON, _ := json.Marshal(fp)
 	have, ok, err := dir.Metadata()
@@ -89,7 +95,8 @@ func openCheckpointer(q *Query) (*checkpointer, error) {
 }
 
 // close drains the queued writes (returning the first error), tells the
-// sources what is committed, and closes the state store.
+// sources what is committed, closes the state store and releases the
+// checkpoint's lock (last: until then the query still owns it).
 func (c *checkpointer) close() error {
 	err := c.log.close()
 	if err == nil {
@@ -98,6 +105,7 @@ func (c *checkpointer) close() error {
 	if c.store != nil {
 		_ = c.store.Close()
 	}
+	_ = c.dir.Close()
 	return err
 }
 

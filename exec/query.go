@@ -217,6 +217,9 @@ func Start(ctx context.Context, cfg Config) (*Query, error) {
 		for i, s := range c.scans {
 			if an, ok := s.Source.(sources.AvailableNow); ok {
 				if err := an.PrepareAvailableNow(ctx); err != nil {
+					if q.ckpt != nil {
+						_ = q.ckpt.close() // releases the checkpoint's lock
+					}
 					return nil, fmt.Errorf("start: source %d (%s): %w", i, s.Source.Name(), err)
 				}
 			}
