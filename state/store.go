@@ -7,10 +7,13 @@ import (
 	"io/fs"
 	"os"
 	"sort"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // ErrWrongQuery is returned by Open when the store was created by another query.
@@ -27,6 +30,10 @@ var ErrVersionCommitted = errors.New("state version already committed")
 // ErrVersionGap is returned by Txn.Commit when the transaction's version is
 // not the next one after the store's committed version.
 var ErrVersionGap = errors.New("state version out of sequence")
+
+// ErrInUse is returned by Open when another open store (a running query)
+// holds the store's lock.
+var ErrInUse = errors.New("state store in use")
 
 // ErrClosed is returned by operations on a closed store.
 var ErrClosed = errors.New("state store closed")
@@ -53,6 +60,8 @@ type Options struct {
 	// (spark.sql.streaming.stateStore.rocksdb.trackTotalNumberOfRows);
 	// turning it off makes commits faster and NumRowsTotal is then -1.
 	NoRowCount bool
+
+	fs vfs.FS // the filesystem (tests inject faults); nil: the OS's
 }
 
 // Store is a versioned, Pebble-backed key-value store addressed by
@@ -60,9 +69,10 @@ type Options struct {
 // committed version and are safe for concurrent use; one Txn at a time
 // writes the next version.
 type Store struct {
-	dir  string
-	opts Options
-	db   *pebble.DB
+	dir    string
+	opts   Options
+	db     *pebble.DB
+	health *health
 
 	mu       sync.Mutex
 	closed   bool
@@ -97,11 +107,14 @@ func Open(dir string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("state: open %s: %w", dir, err)
 		}
 	}
+	h := newHealth(dir)
 	po := &pebble.Options{
 		ErrorIfNotExists: mustExist,
 		ReadOnly:         opts.ReadOnly,
 		MemTableSize:     32 << 20,
-		Logger:           quietLogger{},
+		Logger:           logger{h},
+		EventListener:    h.listener(),
+		FS:               opts.fs,
 	}
 	if opts.MemTableSize > 0 {
 		po.MemTableSize = opts.MemTableSize
@@ -113,19 +126,94 @@ func Open(dir string, opts Options) (*Store, error) {
 	cache := pebble.NewCache(cacheSize)
 	defer cache.Unref() // the DB holds its own reference
 	po.Cache = cache
-	db, err := pebble.Open(dir, po)
+	db, err := openPebble(dir, po, h)
 	if err != nil {
 		if errors.Is(err, pebble.ErrDBDoesNotExist) {
 			return nil, missingError(dir, opts.ReadOnly && !opts.MustExist)
 		}
-		return nil, fmt.Errorf("state: open %s (is a running query using it?): %w", dir, err)
+		return nil, openError(dir, err)
 	}
-	s := &Store{dir: dir, opts: opts, db: db, version: -1, last: map[partID]*partChange{}}
+	s := &Store{dir: dir, opts: opts, db: db, health: h, version: -1, last: map[partID]*partChange{}}
 	if err := s.load(); err != nil {
+		h.close()
 		db.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// abandoned counts the Pebble opens Open gave up on (a full disk) that are
+// still retrying; tests wait for them.
+var abandoned sync.WaitGroup
+
+// openPebble opens the DB, but returns as soon as the store's health
+// records a full disk: Pebble's Open waits for the flush of the replayed
+// WAL, which it retries forever. The abandoned open keeps retrying (paced)
+// and closes the DB if it ever succeeds; the process normally exits first.
+func openPebble(dir string, po *pebble.Options, h *health) (*pebble.DB, error) {
+	type result struct {
+		db  *pebble.DB
+		err error
+	}
+	var mu sync.Mutex
+	gaveUp := false
+	done := make(chan result, 1)
+	abandoned.Add(1)
+	go func() {
+		defer abandoned.Done()
+		var db *pebble.DB
+		err, _ := h.call("open", func() (err error) {
+			db, err = pebble.Open(dir, po)
+			return err
+		})
+		mu.Lock()
+		defer mu.Unlock()
+		if gaveUp {
+			if db != nil {
+				h.close()
+				_ = db.Close()
+			}
+			return
+		}
+		done <- result{db, err}
+	}()
+	select {
+	case r := <-done:
+		return r.db, r.err
+	case <-h.failed:
+		mu.Lock()
+		defer mu.Unlock()
+		select {
+		case r := <-done: // it finished meanwhile: still a store on a full disk
+			if r.db != nil {
+				h.close()
+				_ = r.db.Close()
+			}
+		default:
+			gaveUp = true
+		}
+		return nil, h.sticky()
+	}
+}
+
+// openError describes a failed open with the hint that fits its cause.
+func openError(dir string, err error) error {
+	switch {
+	case errors.Is(err, ErrDiskFull):
+		return err
+	case IsDiskFull(err):
+		return diskFullError(dir, "open", err)
+	case errors.Is(err, syscall.EROFS):
+		return fmt.Errorf("state: open %s: the checkpoint is on a read-only filesystem, and Pebble opens its LOCK "+
+			"file for writing even to read: copy the checkpoint to a writable place to inspect it: %w", dir, err)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("state: open %s: permission denied, and Pebble opens its LOCK file for writing even "+
+			"to read: run as a user who may write the checkpoint, or copy it: %w", dir, err)
+	case errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EWOULDBLOCK) ||
+		strings.Contains(err.Error(), "lock held by current process"):
+		return fmt.Errorf("state: open %s: the store is in use (is a running query using it?): %w: %w", dir, err, ErrInUse)
+	}
+	return fmt.Errorf("state: open %s: %w", dir, err)
 }
 
 func missingError(dir string, readOnly bool) error {
@@ -151,10 +239,10 @@ func (s *Store) load() error {
 		b.Set(keyQueryID, []byte(s.opts.QueryID), nil)
 		b.Set(keyFormat, []byte(formatVersion), nil)
 		b.Set(keyCountsValid, nil, nil)
-		err := b.Commit(pebble.Sync)
+		err := s.health.guard("record query id", func() error { return b.Commit(pebble.Sync) })
 		b.Close()
 		if err != nil {
-			return fmt.Errorf("state: %s: record query id: %w", s.dir, err)
+			return err
 		}
 	case s.opts.QueryID != "" && string(qid) != s.opts.QueryID:
 		return fmt.Errorf("state: store %s belongs to query %s, not %s: point the query at its own "+
@@ -368,6 +456,7 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	s.mu.Unlock()
+	s.health.close()
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("state: close %s: %w", s.dir, err)
 	}
@@ -376,10 +465,3 @@ func (s *Store) Close() error {
 
 // now is the clock used to time commits (metrics only, never results).
 var now = time.Now
-
-// quietLogger drops Pebble's informational messages and keeps errors.
-type quietLogger struct{}
-
-func (quietLogger) Infof(string, ...any)         {}
-func (quietLogger) Errorf(f string, args ...any) { pebble.DefaultLogger.Errorf(f, args...) }
-func (quietLogger) Fatalf(f string, args ...any) { pebble.DefaultLogger.Fatalf(f, args...) }

@@ -306,8 +306,15 @@ func (t *Txn) Commit() error {
 	}
 	s.mu.Unlock()
 
-	if err := s.db.Apply(final, pebble.Sync); err != nil {
-		return fmt.Errorf("state: store %s: commit version %d: %w", s.dir, t.version, err)
+	// A full disk met earlier (a failed flush) fails the commit at once:
+	// Pebble would only retry.
+	if err := s.health.sticky(); err != nil {
+		return fmt.Errorf("state: commit version %d: %w", t.version, err)
+	}
+	if err := s.health.guard(fmt.Sprintf("commit version %d", t.version), func() error {
+		return s.db.Apply(final, pebble.Sync)
+	}); err != nil {
+		return err
 	}
 
 	s.mu.Lock()
