@@ -217,4 +217,3 @@ func txnAppIDs(t *testing.T, table string) []string {
 	}
 	return ids
 }
-
