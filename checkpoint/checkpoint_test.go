@@ -251,7 +251,8 @@ func TestCorruption(t *testing.T) {
 			check("Inspect", err)
 		})
 	}
-	// An older corrupt file is found when read, by Offsets or Inspect.
+	// An older corrupt file is found when read by Offsets (Inspect warns
+	// about it: see TestInspectOldGarbledFile).
 	d := build(t, 3, true)
 	write("offsets/1", "v1\n{")(d)
 	d2, err := reopen(t, d)
@@ -259,9 +260,6 @@ func TestCorruption(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := d2.Offsets(1); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "offsets/1") {
-		t.Fatal(err)
-	}
-	if _, err := Inspect(d.Path()); !errors.Is(err, ErrCorrupt) {
 		t.Fatal(err)
 	}
 }

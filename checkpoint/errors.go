@@ -29,6 +29,11 @@ var ErrOutOfOrder = errors.New("checkpoint entry out of order")
 // written by a different query plan or partition count.
 var ErrIncompatible = errors.New("checkpoint incompatible with query")
 
+// ErrNotCheckpoint is returned by Inspect for a path that holds no query
+// checkpoint (no metadata file): a mistyped path, a table, an empty
+// directory.
+var ErrNotCheckpoint = errors.New("not a checkpoint")
+
 // remedy is what a user can do about a corrupt checkpoint.
 const remedy = "restore it from a backup or delete the checkpoint directory to start the query " +
 	"from scratch (this reprocesses or skips data)"

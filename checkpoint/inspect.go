@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/millrace/millrace/state"
 )
@@ -26,6 +27,9 @@ type Report struct {
 	Batches     []BatchReport `json:"batches"`
 	// State is the state store's content, nil for a stateless query.
 	State *state.Summary `json:"state,omitempty"`
+	// Warnings describe damage a restart would not notice: files of old
+	// batches the engine never reads again that do not parse.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // BatchReport describes one batch still in the logs.
@@ -38,36 +42,61 @@ type BatchReport struct {
 	Conf                 map[string]string `json:"conf,omitempty"`
 	// Offsets are the sources' end offsets; null for a source with none.
 	Offsets []json.RawMessage `json:"offsets"`
+	// Error says why the batch's files could not be read (then the other
+	// fields are unknown); only for an old batch the engine never reads.
+	Error string `json:"error,omitempty"`
 }
 
 // Inspect reads the checkpoint at path without changing it: every offsets
-// and commit file still retained, and the state store (read-only). A corrupt
-// file is an error naming it, as for Open.
+// and commit file still retained, and the state store (read-only). A path
+// that holds no checkpoint (no metadata file) is ErrNotCheckpoint. A
+// corrupt file that a restart would read is an error naming it, as for
+// Open; a corrupt file of an older batch, which the engine never reads
+// again, is reported in Warnings and in its batch's Error, as the engine
+// runs fine with it.
 func Inspect(path string) (Report, error) {
-	if _, err := os.Stat(path); err != nil {
+	st, err := os.Stat(path)
+	if err != nil {
 		return Report{}, fmt.Errorf("checkpoint: inspect: %w", err)
 	}
+	if !st.IsDir() {
+		return Report{}, fmt.Errorf("checkpoint: %s is not a query checkpoint: it is a file, and a checkpoint "+
+			"is a directory (check the path): %w", path, ErrNotCheckpoint)
+	}
 	d, err := open(path, false)
-	if err != nil {
+	if err != nil && !errors.Is(err, ErrCorrupt) {
 		return Report{}, err
 	}
-	r := Report{Path: path, Batches: []BatchReport{}}
-	if m, ok, err := d.Metadata(); err != nil {
+	m, ok, merr := (&Dir{path: path}).Metadata()
+	switch {
+	case merr != nil:
+		return Report{}, merr
+	case !ok:
+		return Report{}, notCheckpoint(path)
+	case err != nil:
 		return Report{}, err
-	} else if ok {
-		r.Metadata = &m
 	}
+	r := Report{Path: path, Metadata: &m, Batches: []BatchReport{}}
 	offMin, offMax, _, comMax := d.Batches()
 	r.LatestOffsetsBatchID, r.LatestCommitBatchID = offMax, comMax
 	r.NextBatchID = comMax + 1
 	r.Rerun = offMax > comMax
+	// The files recovery reads: the latest offsets and commit, and for a
+	// re-run the offsets before it (its start offsets and watermark).
+	reads := func(id int64) bool { return id == offMax || (r.Rerun && id == offMax-1) }
 	for id := offMin; id >= 0 && id <= offMax; id++ {
+		b := BatchReport{BatchID: id, Committed: id <= comMax}
 		e, err := d.Offsets(id)
 		if err != nil {
-			return Report{}, err
+			if reads(id) {
+				return Report{}, err
+			}
+			r.warn(&b, err)
+			r.Batches = append(r.Batches, b)
+			continue
 		}
-		b := BatchReport{BatchID: id, BatchWatermarkMs: e.BatchWatermarkMs, BatchTimestampMs: e.BatchTimestampMs,
-			Conf: e.Conf, Offsets: make([]json.RawMessage, len(e.Offsets))}
+		b.BatchWatermarkMs, b.BatchTimestampMs, b.Conf = e.BatchWatermarkMs, e.BatchTimestampMs, e.Conf
+		b.Offsets = make([]json.RawMessage, len(e.Offsets))
 		for i, o := range e.Offsets {
 			if o == "" {
 				b.Offsets[i] = json.RawMessage("null")
@@ -77,12 +106,15 @@ func Inspect(path string) (Report, error) {
 		}
 		if id <= comMax {
 			c, err := d.Commit(id)
-			if err != nil {
+			switch {
+			case err == nil:
+				b.NextBatchWatermarkMs = &c.NextBatchWatermarkMs
+				r.WatermarkMs = c.NextBatchWatermarkMs
+			case id == comMax:
 				return Report{}, err
+			default:
+				r.warn(&b, err)
 			}
-			b.Committed = true
-			b.NextBatchWatermarkMs = &c.NextBatchWatermarkMs
-			r.WatermarkMs = c.NextBatchWatermarkMs
 		}
 		r.Batches = append(r.Batches, b)
 	}
@@ -93,8 +125,38 @@ func Inspect(path string) (Report, error) {
 	switch {
 	case err == nil:
 		r.State = &sum
+	case errors.Is(err, state.ErrInUse):
+		return Report{}, fmt.Errorf("checkpoint %s: the state store is open in a running query (%s): "+
+			"stop the query to inspect its state: %w", path, holder(filepath.Join(path, lockFile)), err)
 	case !errors.Is(err, state.ErrMissing):
 		return Report{}, err
 	}
 	return r, nil
+}
+
+// warn records a damaged file of an old batch the engine does not read.
+func (r *Report) warn(b *BatchReport, err error) {
+	b.Error = err.Error()
+	r.Warnings = append(r.Warnings, fmt.Sprintf("batch %d: %v (a restart does not read this batch's files again; "+
+		"it runs unaffected, and Purge removes them in time)", b.BatchID, err))
+}
+
+// notCheckpoint describes a directory without a metadata file, saying what
+// it looks like instead.
+func notCheckpoint(path string) error {
+	what := "it has no metadata file"
+	has := func(name string) bool { _, err := os.Stat(filepath.Join(path, name)); return err == nil }
+	ids, _ := listBatchIDs(filepath.Join(path, offsetsDir))
+	switch {
+	case has("_delta_log"):
+		what = "it is a Delta table (it has _delta_log/)"
+	case has("_millrace_log"):
+		what = "it is a file sink's output directory (it has _millrace_log/)"
+	case has("_spark_metadata"):
+		what = "it is a Spark file sink's output directory (it has _spark_metadata/)"
+	case len(ids) > 0:
+		what = "it has offsets/ but no metadata file: a checkpoint whose metadata was lost, or not a checkpoint"
+	}
+	return fmt.Errorf("checkpoint: %s is not a query checkpoint: %s; a checkpoint holds metadata, offsets/ and "+
+		"commits/ (check the path): %w", path, what, ErrNotCheckpoint)
 }

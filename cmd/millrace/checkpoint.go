@@ -27,7 +27,9 @@ func newCheckpointCmd() *cobra.Command {
 		Long: `inspect reads a checkpoint directory without changing it and shows the query id,
 the batches in the offsets and commit logs (offsets, watermark, timestamp), what a
 restart would do next, and the rows and bytes of state per operator and partition.
-The state part needs the query to be stopped (the store is locked while it runs).`,
+The state part needs the query to be stopped (the store is locked while it runs).
+A path that holds no checkpoint (an empty directory, a Delta table) is an error; a
+damaged file of an old batch, which a restart never reads, is shown as a warning.`,
 		Example: `  millrace checkpoint inspect /var/lib/millrace/clicks
   millrace checkpoint inspect --format json /var/lib/millrace/clicks | jq .state`,
 		Args: cobra.ExactArgs(1),
@@ -89,6 +91,10 @@ func printReport(w io.Writer, r checkpoint.Report, parts []exec.PartitionState, 
 		batches = batches[len(batches)-last:]
 	}
 	for _, b := range batches {
+		if b.Error != "" {
+			fmt.Fprintf(tw, "%d\t%v\t?\t?\tunreadable (see warnings)\n", b.BatchID, b.Committed)
+			continue
+		}
 		var offs []string
 		for _, o := range b.Offsets {
 			offs = append(offs, string(o))
@@ -96,6 +102,12 @@ func printReport(w io.Writer, r checkpoint.Report, parts []exec.PartitionState, 
 		fmt.Fprintf(tw, "%d\t%v\t%s\t%s\t%s\n", b.BatchID, b.Committed, msTime(b.BatchWatermarkMs), msTime(b.BatchTimestampMs), strings.Join(offs, " "))
 	}
 	_ = tw.Flush()
+	if len(r.Warnings) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, msg := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", msg)
+	}
 	if r.State == nil {
 		fmt.Fprintln(w, "\nNo state (a stateless query).")
 		return

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/millrace/millrace/checkpoint"
 	"github.com/millrace/millrace/lake"
 )
 
@@ -86,5 +89,45 @@ func TestVersion(t *testing.T) {
 	out, _, err := run(t, "version")
 	if err != nil || !strings.HasPrefix(out, "millrace ") {
 		t.Fatalf("version: %q %v", out, err)
+	}
+}
+
+// Issue 10, item 14: inspect fails on a path that is not a checkpoint
+// (exit status non-zero) and shows a garbled old batch as a warning.
+func TestInspectNotACheckpoint(t *testing.T) {
+	table := filepath.Join(t.TempDir(), "t")
+	if err := os.MkdirAll(filepath.Join(table, "_delta_log"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{t.TempDir(), table} {
+		out, _, err := run(t, "checkpoint", "inspect", dir)
+		if !errors.Is(err, checkpoint.ErrNotCheckpoint) || !strings.Contains(err.Error(), "is not a query checkpoint") {
+			t.Fatalf("inspect %s: %v\n%s", dir, err, out)
+		}
+	}
+
+	ckpt := t.TempDir()
+	d, err := checkpoint.Open(ckpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteMetadata(checkpoint.Metadata{ID: "q", NumSources: 1}); err != nil {
+		t.Fatal(err)
+	}
+	for id := int64(0); id < 3; id++ {
+		if err := d.WriteOffsets(checkpoint.OffsetEntry{BatchID: id, Offsets: []string{"1"}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.WriteCommit(checkpoint.CommitEntry{BatchID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.Close()
+	if err := os.WriteFile(filepath.Join(ckpt, "offsets", "0"), []byte("v1\n{garbled"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := run(t, "checkpoint", "inspect", ckpt)
+	if err != nil || !strings.Contains(out, "runs batch 3") || !strings.Contains(out, "warning: batch 0:") {
+		t.Fatalf("inspect with a garbled old offsets/0: %v\n%s", err, out)
 	}
 }

@@ -1,0 +1,127 @@
+package checkpoint
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/millrace/millrace/state"
+)
+
+// Issue 10, item 14: inspect used to report an empty directory, a source
+// tree or a Delta table as a checkpoint with no batches, so a mistyped
+// path went unnoticed. Each is ErrNotCheckpoint, saying what it looks like.
+func TestInspectNotCheckpoint(t *testing.T) {
+	mk := func(files ...string) string {
+		dir := t.TempDir()
+		for _, f := range files {
+			p := filepath.Join(dir, f)
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			if strings.HasSuffix(f, "/") {
+				continue
+			}
+			if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	file := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(file, nil, 0o644)
+	for _, c := range []struct {
+		name, path, want string
+	}{
+		{"empty directory", mk(), "it has no metadata file"},
+		{"source tree", mk("go.mod", "README.md", "checkpoint/doc.go", ".git/HEAD"), "it has no metadata file"},
+		{"Delta table", mk("_delta_log/00000000000000000000.json", "part-0.parquet"), "it is a Delta table"},
+		{"file sink output", mk("_millrace_log/0", "part-0-0.jsonl"), "file sink's output directory"},
+		{"logs without metadata", mk("offsets/0", "commits/"), "it has offsets/ but no metadata file"},
+		{"a file", file, "it is a file"},
+	} {
+		_, err := Inspect(c.path)
+		if !errors.Is(err, ErrNotCheckpoint) {
+			t.Errorf("%s: %v, want ErrNotCheckpoint", c.name, err)
+			continue
+		}
+		for _, frag := range []string{c.path, "is not a query checkpoint", c.want} {
+			if !strings.Contains(err.Error(), frag) {
+				t.Errorf("%s: error %q lacks %q", c.name, err, frag)
+			}
+		}
+	}
+}
+
+// Issue 10, item 14: a garbled offsets or commit file of an old batch,
+// which a restart never reads, made inspect fail although the query runs
+// fine. Inspect reports what the engine uses and warns about the file; a
+// garbled file the engine does read is still an error.
+func TestInspectOldGarbledFile(t *testing.T) {
+	d := build(t, 3, true) // offsets 0..3, commits 0..2: batch 3 re-runs from offsets/2
+	os.WriteFile(filepath.Join(d.Path(), "offsets", "0"), []byte("v1\n{\"batchWater"), 0o644)
+	os.WriteFile(filepath.Join(d.Path(), "commits", "1"), []byte("garbage"), 0o644)
+	r, err := Inspect(d.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.NextBatchID != 3 || !r.Rerun || r.WatermarkMs != 3000 || len(r.Batches) != 4 {
+		t.Fatalf("report: %+v", r)
+	}
+	if len(r.Warnings) != 2 || !strings.Contains(r.Warnings[0], "offsets/0") || !strings.Contains(r.Warnings[1], "commits/1") {
+		t.Fatalf("warnings: %q", r.Warnings)
+	}
+	if r.Batches[0].Error == "" || r.Batches[1].Error == "" || r.Batches[2].Error != "" || r.Batches[3].Error != "" {
+		t.Fatalf("batch errors: %+v", r.Batches)
+	}
+	if r.Batches[2].NextBatchWatermarkMs == nil || *r.Batches[2].NextBatchWatermarkMs != 2500 {
+		t.Fatalf("batch 2: %+v", r.Batches[2])
+	}
+	// A re-run reads offsets/2 for its start offsets: damage there is an error.
+	os.WriteFile(filepath.Join(d.Path(), "offsets", "2"), []byte("v1\n{"), 0o644)
+	if _, err := Inspect(d.Path()); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "offsets/2") {
+		t.Fatalf("garbled offsets/2: %v", err)
+	}
+}
+
+// Issue 10, item 14: a checkpoint that cannot be written (a read-only
+// mount, another user's files) got the hint "is a running query using
+// it?". The hint now names the real cause. Needs a read-only bind mount
+// (root) or file permissions that bind (not root); skipped otherwise.
+func TestInspectReadOnlyHint(t *testing.T) {
+	d := build(t, 1, false)
+	s, err := state.Open(d.StateDir(), state.Options{QueryID: "q-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	txn := s.Begin(0)
+	txn.Put(0, 0, []byte("k"), []byte("v"))
+	if err := txn.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	d.Close()
+	path, want := d.Path(), ""
+	if os.Geteuid() == 0 {
+		mnt := t.TempDir()
+		if out, err := exec.Command("mount", "--bind", "-o", "ro", path, mnt).CombinedOutput(); err != nil {
+			t.Skipf("cannot bind-mount read-only: %v: %s", err, out)
+		}
+		t.Cleanup(func() { exec.Command("umount", mnt).Run() })
+		if f, err := os.Create(filepath.Join(mnt, "probe")); err == nil {
+			f.Close()
+			t.Skip("the read-only bind mount is writable")
+		}
+		path, want = mnt, "read-only filesystem"
+	} else {
+		lock := filepath.Join(d.StateDir(), "LOCK")
+		os.Chmod(lock, 0o444)
+		t.Cleanup(func() { os.Chmod(lock, 0o644) })
+		want = "permission denied"
+	}
+	_, err = Inspect(path)
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "running query") {
+		t.Fatalf("inspect of a read-only checkpoint: %v, want the hint %q", err, want)
+	}
+}
