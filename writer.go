@@ -77,6 +77,14 @@ func (w *StreamWriter) QueryName(name string) *StreamWriter { w.cfg.Name = name;
 // exactly-once across restarts.
 func (w *StreamWriter) Checkpoint(dir string) *StreamWriter { w.cfg.CheckpointDir = dir; return w }
 
+// IgnoreSinkMismatch starts the query even when the sink's output and the
+// checkpoint do not belong together — the table was deleted or replaced
+// while the checkpoint has committed batches, or the checkpoint was
+// deleted while the table holds its old output — which Start otherwise
+// refuses (sinks.ErrSinkMismatch): output may be lost or duplicated, as in
+// Spark. Needed once: the new binding is recorded.
+func (w *StreamWriter) IgnoreSinkMismatch() *StreamWriter { w.cfg.IgnoreSinkMismatch = true; return w }
+
 // Parallelism sets the number of worker goroutines (default GOMAXPROCS).
 func (w *StreamWriter) Parallelism(n int) *StreamWriter { w.cfg.Parallelism = n; return w }
 

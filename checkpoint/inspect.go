@@ -25,6 +25,9 @@ type Report struct {
 	// WatermarkMs is the watermark of the next batch.
 	WatermarkMs int64         `json:"watermarkMs"`
 	Batches     []BatchReport `json:"batches"`
+	// Sink is the identity of the sink's storage recorded at the last
+	// start, nil if none.
+	Sink *SinkRecord `json:"sink,omitempty"`
 	// State is the state store's content, nil for a stateless query.
 	State *state.Summary `json:"state,omitempty"`
 	// Warnings describe damage a restart would not notice: files of old
@@ -77,6 +80,11 @@ func Inspect(path string) (Report, error) {
 		return Report{}, err
 	}
 	r := Report{Path: path, Metadata: &m, Batches: []BatchReport{}}
+	if sr, ok, err := d.Sink(); err != nil {
+		r.Warnings = append(r.Warnings, err.Error())
+	} else if ok {
+		r.Sink = &sr
+	}
 	offMin, offMax, _, comMax := d.Batches()
 	r.LatestOffsetsBatchID, r.LatestCommitBatchID = offMax, comMax
 	r.NextBatchID = comMax + 1

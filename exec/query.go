@@ -75,6 +75,14 @@ type Config struct {
 	// Logger receives warnings (a watermark jumping far ahead; default
 	// slog.Default()).
 	Logger *slog.Logger
+	// IgnoreSinkMismatch starts a checkpointed query even when the sink's
+	// output and the checkpoint do not belong together (a table deleted or
+	// replaced under a checkpoint with committed batches, a checkpoint
+	// deleted and recreated under a table holding its old output), which
+	// is otherwise refused with sinks.ErrSinkMismatch. Output may then be
+	// lost or duplicated, as in Spark. The new binding is recorded, so the
+	// option is needed once.
+	IgnoreSinkMismatch bool
 	// FaultInjection, for tests, is called at each step of each batch
 	// (Step* constants); an error it returns fails the query there, as a
 	// crash would.
@@ -209,6 +217,10 @@ func Start(ctx context.Context, cfg Config) (*Query, error) {
 	if cfg.CheckpointDir != "" {
 		ck, err := openCheckpointer(q)
 		if err != nil {
+			return nil, fmt.Errorf("start: %w", err)
+		}
+		if err := ck.bindSink(ctx); err != nil {
+			_ = ck.close()
 			return nil, fmt.Errorf("start: %w", err)
 		}
 		q.ckpt = ck

@@ -79,8 +79,7 @@ func (s *Sink) tableFor(ctx context.Context, schema *arrow.Schema) (*Table, erro
 	if s.table != nil {
 		return s.table, nil
 	}
-	opts := append([]Option{PartitionBy(s.opts.PartitionBy...)}, s.opts.Table...)
-	t, err := OpenOrCreate(ctx, s.path, schema, opts...)
+	t, err := OpenOrCreate(ctx, s.path, schema, s.tableOptions()...)
 	if err != nil {
 		return nil, err
 	}

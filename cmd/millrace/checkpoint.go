@@ -75,6 +75,9 @@ func printReport(w io.Writer, r checkpoint.Report, parts []exec.PartitionState, 
 		fmt.Fprintf(w, "  query id:          %s\n", r.Metadata.ID)
 		fmt.Fprintf(w, "  state partitions:  %d\n", r.Metadata.NumStatePartitions)
 	}
+	if r.Sink != nil {
+		fmt.Fprintf(w, "  sink:              %s (id %s)\n", r.Sink.Location, r.Sink.ID)
+	}
 	fmt.Fprintf(w, "  latest offsets:    batch %d\n", r.LatestOffsetsBatchID)
 	fmt.Fprintf(w, "  latest commit:     batch %d\n", r.LatestCommitBatchID)
 	next := "runs batch %d"
