@@ -125,3 +125,26 @@ func TestInspectReadOnlyHint(t *testing.T) {
 		t.Fatalf("inspect of a read-only checkpoint: %v, want the hint %q", err, want)
 	}
 }
+
+// The sink identity a query records at start reads back, and Inspect shows it.
+func TestSinkRecord(t *testing.T) {
+	d := build(t, 1, false)
+	if _, ok, err := d.Sink(); ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	want := SinkRecord{Location: "/data/table", ID: "0f8e"}
+	if err := d.WriteSink(want); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, err := d.Sink(); !ok || err != nil || got != want {
+		t.Fatal(got, ok, err)
+	}
+	r, err := Inspect(d.Path())
+	if err != nil || r.Sink == nil || *r.Sink != want {
+		t.Fatalf("inspect: %+v %v", r.Sink, err)
+	}
+	os.WriteFile(filepath.Join(d.Path(), "sink"), []byte("{"), 0o644)
+	if _, _, err := d.Sink(); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("garbled sink file: %v", err)
+	}
+}
