@@ -11,6 +11,10 @@
 //	                    {"nextBatchWatermarkMs":…}
 //	sources/<i>/        per-source metadata (file source's seen-files log, …)
 //	state/              the state store (package state)
+//	lock                Millrace only: the running query's lock (its pid inside)
+//	sink                Millrace only: {"location": …, "id": …} of the sink's storage
+//
+// Spark ignores the two Millrace-only files.
 //
 // # Protocol
 //
@@ -21,12 +25,30 @@
 // batch is N+1. The Dir enforces the order: offsets N only after commit N-1,
 // a commit only for a batch with offsets, no entry written twice.
 //
+// # One query at a time
+//
+// Open takes an exclusive flock(2) on the lock file before it writes or
+// removes anything, and holds it until Close (the query's end): a second
+// query on the same checkpoint, in this process or another, fails with
+// ErrInUse naming the holder's pid, having written nothing. The kernel
+// drops the lock when the holder dies, however it dies, so a crash never
+// leaves a stale lock. (Before the lock, two processes starting together
+// on a new checkpoint could both write metadata while only one got the
+// state store, leaving a checkpoint whose restarts were all refused; and a
+// refused second process deleted the running one's temp files.) Inspect
+// reads without the lock.
+//
 // # Invariants
 //
-//   - Every file is written by WriteFileAtomic: temp file in the same
-//     directory, fsync, rename, fsync of the directory. A reader sees the old
-//     file or the whole new one. Temp files start with ".tmp-"; Open removes
-//     the leftovers of a crash.
+//   - Every file is written through a temp file in the same directory,
+//     fsync, then rename (WriteFileAtomic) or, for the files written once
+//     (metadata, offsets/N, commits/N), link(2), which never replaces an
+//     existing file (ErrExists); then fsync of the directory. A reader sees
+//     the old file or the whole new one. Temp files start with ".tmp-"; Open
+//     removes the leftovers of a crash, holding the lock.
+//   - A full disk (ENOSPC, EDQUOT) while writing a file is an error that
+//     names the file, says the disk is full and what to do (ErrDiskFull,
+//     the same sentinel as package state's).
 //   - The batch ids of each log are contiguous; every commit has offsets; at
 //     most one batch (the latest) has offsets without a commit. Anything else,
 //     or a file that does not parse, is ErrCorrupt with an error naming the
@@ -36,6 +58,18 @@
 //     still leaves valid logs.
 //   - The metadata is written once; Ensure refuses a restart whose state
 //     partition count or plan fingerprint differs (ErrIncompatible).
+//   - The sink file records the identity of the sink's storage at each
+//     start (exec/sinkbind.go, sinks.Binder): a restart whose sink storage
+//     was deleted or replaced is refused instead of losing output.
+//
+// # Inspect
+//
+// Inspect (millrace checkpoint inspect) reports what a restart would do.
+// A path without a metadata file is ErrNotCheckpoint (an empty directory,
+// a Delta table, a mistyped path). A damaged file a restart reads (the
+// latest offsets and commit, the offsets before a re-run batch) is an
+// error, as for Open; a damaged file of an older batch, which the engine
+// never reads again, is a warning.
 //
 // Read next: package state, the store under state/.
 package checkpoint

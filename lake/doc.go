@@ -22,7 +22,11 @@
 //   - Data files are written before the commit that adds them, so a
 //     committed add always names a complete file.
 //   - Streaming sinks commit a txn{appId, version} in the same commit as
-//     their data, which makes a replayed batch a no-op (sink.go).
+//     their data, which makes a replayed batch a no-op (sink.go). At a
+//     checkpointed query's start the sink creates the table if needed and
+//     binds it to the checkpoint (sink_bind.go): it records the query in
+//     <table>/_millrace_queries/<queryId>.json and refuses a restart that
+//     would lose or duplicate output (sinks.Binder).
 //   - A table whose protocol or features this package does not implement
 //     (deletion vectors, column mapping, v2 checkpoints, reader version > 1
 //     without supported features) is rejected with ErrUnsupported.

@@ -11,6 +11,21 @@
 // Skip and the driver does not write the rows again (a sink that cannot know
 // documents that it is at-least-once).
 //
+// # Binding a checkpoint and its output
+//
+// A sink whose output can outlive or be outlived by the checkpoint (a
+// table, a directory) implements Binder. The driver of a checkpointed
+// query calls Bind once at start: the sink compares what the checkpoint
+// recorded (the Identity of the storage it wrote to, its committed
+// batches) with what it holds (its storage's id, the queries it recorded
+// with their checkpoints: QueryRecord), records this query, and refuses
+// with ErrSinkMismatch when the evidence says output would be lost (the
+// storage was deleted or replaced under committed batches) or written
+// twice (the checkpoint of a query whose output it holds was deleted and
+// recreated). Ambiguous evidence binds, as Spark does; BindInfo.Force (the
+// query's IgnoreSinkMismatch) always binds. CheckRecorded is the check
+// every Binder shares.
+//
 // Write is called from one goroutine at a time. The order of rows within a
 // batch is not part of the contract for stateless queries.
 //

@@ -46,6 +46,25 @@
 //   - With row counting on (the default), per-partition row and byte counts
 //     are exact and committed with the version; Metrics reads them without I/O.
 //
+// # Storage faults
+//
+// Pebble reports some failures to no caller: a failed flush (the flush of
+// the replayed WAL at Open, a full memtable later) goes to its
+// EventListener and is retried at once, forever; a failed WAL write makes
+// DB.Apply call Logger.Fatalf, whose default exits the process. The store
+// is its own listener and logger (health.go): a full disk becomes the
+// store's sticky ErrDiskFull — Open stops waiting for Pebble and fails with
+// it, commits fail with it — with an error naming the store and saying to
+// free space and restart; Pebble's retries are paced (at most one a second)
+// and logged once; a Fatalf raised on the caller's goroutine (a failed
+// commit, a failed MANIFEST write at creation) is recovered into an error.
+// An Open abandoned on a full disk keeps retrying in the background and
+// closes the DB if it succeeds; the process is expected to exit first.
+// Open's errors carry the hint that fits: a store held by another open
+// store (ErrInUse: "is a running query using it?"), a read-only filesystem
+// or a permission problem (Pebble opens its LOCK file for writing even to
+// read).
+//
 // # Concurrency
 //
 // Get, Scan and Metrics may run concurrently with each other and with a Txn;

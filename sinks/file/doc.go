@@ -6,6 +6,7 @@
 //
 //	<dir>/part-<batchId>-<n>.jsonl     data files (JSON lines; .csv with FormatCSV)
 //	<dir>/_millrace_log/<batchId>      one entry per committed batch (the commit point)
+//	<dir>/_millrace_log/owner.json     the directory's id and the query that writes it (Bind)
 //	<dir>/.part-…​.tmp-<random>          data being written (never read)
 //
 // A log entry is the text "v1" on the first line, then one JSON object per
@@ -32,7 +33,11 @@
 //     the same rows, so readers see every batch once.
 //   - Readers (ReadCommitted, CommittedFiles) consider only files named by
 //     committed log entries; orphan files of a crash or an Abort are ignored.
-//   - One query writes to a directory at a time (as in Spark).
+//   - One query writes to a directory (as in Spark): the log is keyed by
+//     batch id, so another query's batch N would be skipped as already
+//     written. Bind (sinks.Binder) records the owner and refuses another
+//     query on a directory holding committed batches, and a restart whose
+//     directory was deleted under committed batches (bind.go).
 //   - Append mode only: Update and Complete rewrite earlier rows, which
 //     append-only files cannot express. CheckMode says so, so Start
 //     rejects those modes before the query runs.
