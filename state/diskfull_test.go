@@ -139,6 +139,11 @@ func TestOpenOnFullDisk(t *testing.T) {
 		t.Errorf("%d log lines about the full disk, want 1:\n%s", n, logs)
 	}
 
+	// A second open in this process, while the first still retries, says
+	// why it cannot have the store.
+	_, err = openWithin(t, dir, Options{QueryID: "q", MustExist: true, fs: disk.fs()})
+	checkDiskFull(t, err, dir, "still waiting for space")
+
 	// Space is freed: the abandoned open finishes and lets go of the store,
 	// which reopens with every committed version.
 	disk.on.Store(false)

@@ -107,6 +107,10 @@ func Open(dir string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("state: open %s: %w", dir, err)
 		}
 	}
+	if v, ok := abandonedDirs.Load(dir); ok {
+		return nil, fmt.Errorf("state: open %s: an earlier open of this store in this process met a full disk "+
+			"and is still waiting for space: %w", dir, v.(*health).sticky())
+	}
 	h := newHealth(dir)
 	po := &pebble.Options{
 		ErrorIfNotExists: mustExist,
@@ -143,8 +147,13 @@ func Open(dir string, opts Options) (*Store, error) {
 }
 
 // abandoned counts the Pebble opens Open gave up on (a full disk) that are
-// still retrying; tests wait for them.
-var abandoned sync.WaitGroup
+// still retrying; tests wait for them. abandonedDirs maps their
+// directories to their health: until they end, Pebble's lock is held in
+// this process, and another Open of the directory says why.
+var (
+	abandoned     sync.WaitGroup
+	abandonedDirs sync.Map
+)
 
 // openPebble opens the DB, but returns as soon as the store's health
 // records a full disk: Pebble's Open waits for the flush of the replayed
@@ -173,6 +182,7 @@ func openPebble(dir string, po *pebble.Options, h *health) (*pebble.DB, error) {
 				h.close()
 				_ = db.Close()
 			}
+			abandonedDirs.Delete(dir)
 			return
 		}
 		done <- result{db, err}
@@ -191,6 +201,7 @@ func openPebble(dir string, po *pebble.Options, h *health) (*pebble.DB, error) {
 			}
 		default:
 			gaveUp = true
+			abandonedDirs.Store(dir, h)
 		}
 		return nil, h.sticky()
 	}
