@@ -64,16 +64,19 @@ func (h *health) sticky() error {
 	return h.err
 }
 
-// fail records err as the store's sticky error (the first one wins).
-func (h *health) fail(err error) (first bool) {
+// fail records err as the store's sticky error (the first one wins), and
+// for the first runs announce before anyone waiting on failed wakes up.
+func (h *health) fail(err error, announce func()) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.err != nil {
-		return false
+		return
+	}
+	if announce != nil {
+		announce()
 	}
 	h.err = err
 	close(h.failed)
-	return true
 }
 
 // close stops pacing: a closing DB must not wait for retries.
@@ -94,9 +97,9 @@ func (h *health) backgroundError(err error) {
 		h.pace()
 		return
 	}
-	if h.fail(diskFullError(h.dir, "flush", err)) {
+	h.fail(diskFullError(h.dir, "flush", err), func() {
 		h.logf("the disk is full (%v): the query stops; free space and restart it", err)
-	}
+	})
 	h.pace()
 }
 
@@ -216,7 +219,7 @@ func (h *health) call(what string, fn func() error) (err error, fatal bool) {
 		fatal = true
 		// Pebble's commit pipeline is unusable after this: later commits
 		// must fail too, not wait on it.
-		h.fail(err)
+		h.fail(err, nil)
 	}()
 	return fn(), false
 }
