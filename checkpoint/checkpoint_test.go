@@ -125,7 +125,7 @@ func TestRoundTripAndReopen(t *testing.T) {
 		t.Fatalf("got %+v want %+v", e, want)
 	}
 	c, ok, err := d2.LatestCommit()
-	if err != nil || !ok || c != (CommitEntry{BatchID: 2, NextBatchWatermarkMs: 2500}) {
+	if err != nil || !ok || !reflect.DeepEqual(c, CommitEntry{BatchID: 2, NextBatchWatermarkMs: 2500}) {
 		t.Fatal(c, ok, err)
 	}
 	e1, err := d2.Offsets(1)

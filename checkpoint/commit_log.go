@@ -11,11 +11,29 @@ type CommitEntry struct {
 	BatchID int64
 	// NextBatchWatermarkMs is the watermark the next batch runs with.
 	NextBatchWatermarkMs int64
+	// Watermarks is what each watermark operator of the query had seen
+	// (Millrace's addition; empty in checkpoints written before it).
+	Watermarks []OperatorWatermark
+}
+
+// OperatorWatermark is what one watermark operator (a WithWatermark of
+// the query, in plan order) had seen when a batch committed. Spark keeps
+// only the query's watermark and forgets these at a restart, so an input
+// that had rows before a restart but has none after it holds the watermark
+// back; with them a restarted query goes on exactly as if it had never
+// stopped.
+type OperatorWatermark struct {
+	// MaxEventTimeUs is the largest event time seen; nil before any row.
+	MaxEventTimeUs *int64 `json:"maxEventTimeUs,omitempty"`
+	// LastRowsMs is the processing time of the last batch in which the
+	// operator saw rows (or of the query's first start), for idle inputs.
+	LastRowsMs int64 `json:"lastRowsMs"`
 }
 
 // commitMetadata is line 2 of a commit file, Spark's CommitMetadata.
 type commitMetadata struct {
-	NextBatchWatermarkMs int64 `json:"nextBatchWatermarkMs"`
+	NextBatchWatermarkMs int64               `json:"nextBatchWatermarkMs"`
+	Watermarks           []OperatorWatermark `json:"millraceWatermarks,omitempty"`
 }
 
 // WriteCommit durably writes commits/<c.BatchID>. The batch's offsets must
@@ -35,7 +53,7 @@ func (d *Dir) WriteCommit(c CommitEntry) error {
 	case d.comMax < 0 && c.BatchID != d.offMin:
 		return fmt.Errorf("checkpoint: write %s: the next batch to commit is %d: %w", p, d.offMin, ErrOutOfOrder)
 	}
-	meta, err := json.Marshal(commitMetadata{c.NextBatchWatermarkMs})
+	meta, err := json.Marshal(commitMetadata{c.NextBatchWatermarkMs, c.Watermarks})
 	if err != nil {
 		return fmt.Errorf("checkpoint: write %s: %w", p, err)
 	}
@@ -81,7 +99,7 @@ func (d *Dir) readCommit(id int64) (CommitEntry, error) {
 	if err := json.Unmarshal([]byte(lines[1]), &m); err != nil {
 		return CommitEntry{}, corrupt(kind, p, 2, err, "")
 	}
-	return CommitEntry{BatchID: id, NextBatchWatermarkMs: m.NextBatchWatermarkMs}, nil
+	return CommitEntry{BatchID: id, NextBatchWatermarkMs: m.NextBatchWatermarkMs, Watermarks: m.Watermarks}, nil
 }
 
 // Batches returns the batch ids present in the logs: the oldest and latest

@@ -8,13 +8,15 @@
 //	                    {"batchWatermarkMs":…,"batchTimestampMs":…,"conf":{…}}
 //	                    one line per source: its end offset as JSON ("-" if none)
 //	commits/<batchId>   v1
-//	                    {"nextBatchWatermarkMs":…}
+//	                    {"nextBatchWatermarkMs":…,"millraceWatermarks":[…]}
 //	sources/<i>/        per-source metadata (file source's seen-files log, …)
 //	state/              the state store (package state)
 //	lock                Millrace only: the running query's lock (its pid inside)
 //	sink                Millrace only: {"location": …, "id": …} of the sink's storage
 //
-// Spark ignores the two Millrace-only files.
+// Spark ignores the two Millrace-only files. millraceWatermarks, Millrace's
+// addition to the commit metadata, is what each watermark operator had seen
+// (OperatorWatermark), so a restart continues every input's watermark.
 //
 // # Protocol
 //

@@ -34,7 +34,12 @@ type checkpointer struct {
 // and the commit log, recovery reads it instead of re-running the batch.
 const metaStateOp = state.MaxOperator
 
-var nextWatermarkKey = []byte("nextBatchWatermarkMs")
+var (
+	nextWatermarkKey = []byte("nextBatchWatermarkMs")
+	// operatorWatermarksKey holds the watermark operators' records
+	// (checkpoint.OperatorWatermark, JSON), as commits/N does.
+	operatorWatermarksKey = []byte("operatorWatermarks")
+)
 
 const confStatePartitions = "millrace.statePartitions"
 
@@ -150,7 +155,7 @@ func (c *checkpointer) recover(ctx context.Context) error {
 		return err
 	}
 	if committed && commit.BatchID == last.BatchID {
-		c.restorePosition(last, commit.NextBatchWatermarkMs)
+		c.restorePosition(last, commit)
 		q.lastBatchWM = last.BatchWatermarkMs * 1000
 		return c.restoreState(ctx, last.BatchID)
 	}
@@ -172,21 +177,25 @@ func (c *checkpointer) recover(ctx context.Context) error {
 	}
 	q.batchID = last.BatchID
 	q.starts = starts
-	q.wm.restore(last.BatchWatermarkMs*1000, q.clock().UnixMilli())
+	var seenBefore []checkpoint.OperatorWatermark // what batches < last saw
+	if committed && commit.BatchID == last.BatchID-1 {
+		seenBefore = commit.Watermarks
+	}
+	q.wm.restoreOperators(seenBefore, last.BatchWatermarkMs*1000, q.clock().UnixMilli())
 	if last.BatchID > 0 {
 		q.lastBatchWM = -1 // unknown; a no-data batch is decided by data only
 	}
 	if c.store != nil && c.store.Version() == last.BatchID {
 		// The state (and so the sink) already holds the batch: only the
 		// commit log is missing.
-		next, err := c.storedWatermark()
+		next, err := c.storedWatermarks(last.BatchID)
 		if err != nil {
 			return err
 		}
 		if err := c.restoreState(ctx, last.BatchID); err != nil {
 			return err
 		}
-		if err := c.dir.WriteCommit(checkpoint.CommitEntry{BatchID: last.BatchID, NextBatchWatermarkMs: next}); err != nil {
+		if err := c.dir.WriteCommit(next); err != nil {
 			return err
 		}
 		c.restorePosition(last, next)
@@ -217,14 +226,15 @@ func (c *checkpointer) recover(ctx context.Context) error {
 	return q.execute(ctx, b)
 }
 
-// restorePosition sets the driver to run the batch after entry e.
-func (c *checkpointer) restorePosition(e checkpoint.OffsetEntry, nextWMMs int64) {
+// restorePosition sets the driver to run the batch after entry e, whose
+// commit is done.
+func (c *checkpointer) restorePosition(e checkpoint.OffsetEntry, done checkpoint.CommitEntry) {
 	q := c.q
 	q.batchID = e.BatchID + 1
 	if ends, err := c.offsets(e); err == nil {
 		q.starts = ends
 	}
-	q.wm.restore(nextWMMs*1000, q.clock().UnixMilli())
+	q.wm.restoreOperators(done.Watermarks, done.NextBatchWatermarkMs*1000, q.clock().UnixMilli())
 	q.lastBatchWM = e.BatchWatermarkMs * 1000
 }
 
@@ -275,15 +285,29 @@ func (c *checkpointer) restoreState(_ context.Context, version int64) error {
 	return nil
 }
 
-func (c *checkpointer) storedWatermark() (int64, error) {
+// storedWatermarks returns the commit entry of batch id rebuilt from the
+// state store, which committed the batch's watermark records with its
+// state.
+func (c *checkpointer) storedWatermarks(id int64) (checkpoint.CommitEntry, error) {
+	e := checkpoint.CommitEntry{BatchID: id}
 	v, ok, err := c.store.Get(metaStateOp, 0, nextWatermarkKey)
 	if err != nil {
-		return 0, err
+		return e, err
 	}
 	if !ok || len(v) != 8 {
-		return 0, fmt.Errorf("checkpoint %s: the state store has no watermark record for batch %d: %w", c.q.cfg.CheckpointDir, c.store.Version(), checkpoint.ErrCorrupt)
+		return e, fmt.Errorf("checkpoint %s: the state store has no watermark record for batch %d: %w", c.q.cfg.CheckpointDir, c.store.Version(), checkpoint.ErrCorrupt)
 	}
-	return int64(binary.BigEndian.Uint64(v)), nil
+	e.NextBatchWatermarkMs = int64(binary.BigEndian.Uint64(v))
+	v, ok, err = c.store.Get(metaStateOp, 0, operatorWatermarksKey)
+	if err != nil {
+		return e, err
+	}
+	if ok { // absent in stores written before the records existed
+		if err := json.Unmarshal(v, &e.Watermarks); err != nil {
+			return e, fmt.Errorf("checkpoint %s: the state store's watermark records for batch %d: %v: %w", c.q.cfg.CheckpointDir, id, err, checkpoint.ErrCorrupt)
+		}
+	}
+	return e, nil
 }
 
 // writeOffsets records batch b in the offsets log before it reads data. A
@@ -326,6 +350,12 @@ func (c *checkpointer) commitState(b *batchRun, nextWMUs int64) error {
 		}
 	}
 	txn.Put(metaStateOp, 0, nextWatermarkKey, binary.BigEndian.AppendUint64(nil, uint64(nextWMUs/1000)))
+	ops, err := json.Marshal(c.q.wm.operators())
+	if err != nil {
+		txn.Abort()
+		return err
+	}
+	txn.Put(metaStateOp, 0, operatorWatermarksKey, ops)
 	id := b.id
 	c.log.submit(func() error {
 		if err := txn.Commit(); err != nil {
@@ -340,7 +370,7 @@ func (c *checkpointer) commitState(b *batchRun, nextWMUs int64) error {
 func (c *checkpointer) commit(b *batchRun, nextWMUs int64) error {
 	c.pending = nil
 	c.committedEnds = b.ends
-	e := checkpoint.CommitEntry{BatchID: b.id, NextBatchWatermarkMs: nextWMUs / 1000}
+	e := checkpoint.CommitEntry{BatchID: b.id, NextBatchWatermarkMs: nextWMUs / 1000, Watermarks: c.q.wm.operators()}
 	c.log.submit(func() error {
 		if err := c.dir.WriteCommit(e); err != nil {
 			return err

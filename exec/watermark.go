@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/millrace/millrace/checkpoint"
 	"github.com/millrace/millrace/columnar"
 	"github.com/millrace/millrace/kernels"
 	"github.com/millrace/millrace/sources"
@@ -119,6 +120,39 @@ func (w *watermarkTracker) restore(us, nowMs int64) {
 	for i, op := range w.ops {
 		w.seen[i] = us + op.delayUs
 		w.hasSeen[i] = true
+	}
+}
+
+// operators returns what each operator has seen, for the commit log and
+// the state store.
+func (w *watermarkTracker) operators() []checkpoint.OperatorWatermark {
+	out := make([]checkpoint.OperatorWatermark, len(w.ops))
+	for i := range w.ops {
+		out[i].LastRowsMs = w.lastData[i]
+		if w.hasSeen[i] {
+			v := w.seen[i]
+			out[i].MaxEventTimeUs = &v
+		}
+	}
+	return out
+}
+
+// restoreOperators is restore with what each operator had seen, recorded
+// by an earlier run: the query goes on exactly as if it had not stopped.
+// Records of another shape (an older checkpoint) fall back to restore.
+func (w *watermarkTracker) restoreOperators(ops []checkpoint.OperatorWatermark, us, nowMs int64) {
+	if len(ops) != len(w.ops) {
+		w.restore(us, nowMs)
+		return
+	}
+	w.current = us
+	for i, op := range ops {
+		w.lastData[i] = op.LastRowsMs
+		w.hasSeen[i] = op.MaxEventTimeUs != nil
+		w.seen[i] = 0
+		if op.MaxEventTimeUs != nil {
+			w.seen[i] = *op.MaxEventTimeUs
+		}
 	}
 }
 
