@@ -181,7 +181,7 @@ func (c *checkpointer) recover(ctx context.Context) error {
 	if committed && commit.BatchID == last.BatchID-1 {
 		seenBefore = commit.Watermarks
 	}
-	q.wm.restoreOperators(seenBefore, last.BatchWatermarkMs*1000, q.clock().UnixMilli())
+	q.wm.restoreOperators(seenBefore, last.BatchWatermarkMs*1000)
 	if last.BatchID > 0 {
 		q.lastBatchWM = -1 // unknown; a no-data batch is decided by data only
 	}
@@ -234,7 +234,7 @@ func (c *checkpointer) restorePosition(e checkpoint.OffsetEntry, done checkpoint
 	if ends, err := c.offsets(e); err == nil {
 		q.starts = ends
 	}
-	q.wm.restoreOperators(done.Watermarks, done.NextBatchWatermarkMs*1000, q.clock().UnixMilli())
+	q.wm.restoreOperators(done.Watermarks, done.NextBatchWatermarkMs*1000)
 	q.lastBatchWM = e.BatchWatermarkMs * 1000
 }
 

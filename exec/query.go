@@ -202,7 +202,7 @@ func Start(ctx context.Context, cfg Config) (*Query, error) {
 	q.summary = Summary{FirstBatchID: -1, LastBatchID: -1}
 	q.crashStep, q.crashBatch = parseCrashEnv()
 	q.id, q.runID = newUUID(), newUUID()
-	q.wm = newWatermarkTracker(c.watermarks, cfg.WatermarkIdleTimeout, cfg.Clock().UnixMilli(), cfg.Logger)
+	q.wm = newWatermarkTracker(c.watermarks, cfg.WatermarkIdleTimeout, cfg.Logger)
 	q.starts = make([]sources.Offset, len(c.scans))
 	for i, s := range c.scans {
 		off, err := s.Source.InitialOffset(ctx)

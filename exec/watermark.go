@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync/atomic"
 	"time"
 
@@ -44,7 +45,12 @@ type watermarkTracker struct {
 	log     *slog.Logger
 }
 
-func newWatermarkTracker(ops []watermarkInfo, idle time.Duration, startMs int64, log *slog.Logger) *watermarkTracker {
+// notYet is lastData before the first trigger: the clock is read only by
+// triggers (a test clock may count its calls), so an operator's idle time
+// starts at the first trigger after the start.
+const notYet = math.MinInt64
+
+func newWatermarkTracker(ops []watermarkInfo, idle time.Duration, log *slog.Logger) *watermarkTracker {
 	w := &watermarkTracker{
 		ops:      ops,
 		seen:     make([]int64, len(ops)),
@@ -53,10 +59,14 @@ func newWatermarkTracker(ops []watermarkInfo, idle time.Duration, startMs int64,
 		idleMs:   idle.Milliseconds(),
 		log:      log,
 	}
-	for i := range w.lastData {
-		w.lastData[i] = startMs
-	}
+	w.forgetIdleness()
 	return w
+}
+
+func (w *watermarkTracker) forgetIdleness() {
+	for i := range w.lastData {
+		w.lastData[i] = notYet
+	}
 }
 
 // observe folds the event times batch b saw into the operators' maxima.
@@ -103,17 +113,18 @@ func (w *watermarkTracker) advance(nowMs, batchID int64) int64 {
 
 // idle reports whether operator i has seen no rows for the idle timeout.
 func (w *watermarkTracker) idle(i int, nowMs int64) bool {
+	if w.lastData[i] == notYet {
+		w.lastData[i] = nowMs
+	}
 	return w.idleMs > 0 && nowMs-w.lastData[i] >= w.idleMs
 }
 
 // restore sets the watermark of the next batch after a restart. The event
 // times behind it are gone; each operator resumes as if it had seen
 // exactly the event time that yields it.
-func (w *watermarkTracker) restore(us, nowMs int64) {
+func (w *watermarkTracker) restore(us int64) {
 	w.current = us
-	for i := range w.lastData {
-		w.lastData[i] = nowMs
-	}
+	w.forgetIdleness()
 	if us <= 0 {
 		return
 	}
@@ -140,9 +151,9 @@ func (w *watermarkTracker) operators() []checkpoint.OperatorWatermark {
 // restoreOperators is restore with what each operator had seen, recorded
 // by an earlier run: the query goes on exactly as if it had not stopped.
 // Records of another shape (an older checkpoint) fall back to restore.
-func (w *watermarkTracker) restoreOperators(ops []checkpoint.OperatorWatermark, us, nowMs int64) {
+func (w *watermarkTracker) restoreOperators(ops []checkpoint.OperatorWatermark, us int64) {
 	if len(ops) != len(w.ops) {
-		w.restore(us, nowMs)
+		w.restore(us)
 		return
 	}
 	w.current = us

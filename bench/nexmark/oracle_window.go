@@ -63,7 +63,7 @@ func appendWindowRow(s *rowSink, bidder, count, start, end int64) {
 
 // OracleQ11 evaluates q11 naively over events [0, events): per bidder, the
 // bids sorted by time split into sessions wherever two consecutive bids
-// are at least SessionGap apart; a session [first, last + gap) is output
+// are more than SessionGap apart; a session [first, last + gap) is output
 // if the final watermark closed it: end ≤ max(dateTime) − WatermarkDelay,
 // floored to the millisecond as the engine keeps it. This is the engine's
 // result when no bid is late, which holds while WatermarkDelay exceeds the
@@ -88,7 +88,7 @@ func OracleQ11(g *Generator, events int64) Result {
 	})
 	start, last, n := bids[0].ts, bids[0].ts, int64(1)
 	for i := 1; i <= len(bids); i++ {
-		if i < len(bids) && bids[i].bidder == bids[i-1].bidder && bids[i].ts-last < gap {
+		if i < len(bids) && bids[i].bidder == bids[i-1].bidder && bids[i].ts-last <= gap { // a bid exactly one gap later extends the session, as in Spark
 			last = bids[i].ts
 			n++
 			continue
