@@ -105,7 +105,7 @@ func joinOracle(lc [][]click, rc [][]imp, how millrace.JoinType, lower, upper, d
 		for _, l := range left {
 			// a row without a time goes at the first eviction; a null key
 			// leaves with the rows of its time
-			if l.c.ts == nil || *l.c.ts+upper <= wm {
+			if l.c.ts == nil || *l.c.ts <= sparkStateWM(wm-upper) {
 				if !l.matched && (how == millrace.LeftOuter || how == millrace.FullOuter) {
 					out = append(out, append(lRow(l.c), nulls(3)...))
 				}
@@ -116,7 +116,7 @@ func joinOracle(lc [][]click, rc [][]imp, how millrace.JoinType, lower, upper, d
 		left = keepL
 		var keepR []*rrow
 		for _, r := range right {
-			if r.x.ts == nil || *r.x.ts-lower <= wm {
+			if r.x.ts == nil || *r.x.ts <= sparkStateWM(wm+lower) {
 				if !r.matched && (how == millrace.RightOuter || how == millrace.FullOuter) {
 					out = append(out, append(nulls(4), rRow(r.x)...))
 				}
@@ -197,6 +197,11 @@ func joinOracle(lc [][]click, rc [][]imp, how millrace.JoinType, lower, upper, d
 	}
 	return out, dropped
 }
+
+// sparkStateWM is Spark's state watermark for an inclusive range bound:
+// rows at or below it can match no future row of the other side; it is
+// the bound truncated to milliseconds, less 1 ms.
+func sparkStateWM(us int64) int64 { return (us/1000 - 1) * 1000 }
 
 func TestStreamStreamJoinMatchesOracle(t *testing.T) {
 	const delay = 5 * second

@@ -574,6 +574,9 @@ func (a *aggOperator) name() string               { return "stateStoreSave" }
 func (a *aggOperator) inputSchema() *arrow.Schema { return a.inSch }
 func (a *aggOperator) numPartitions() int         { return len(a.parts) }
 
+// outputWatermark passes the input watermark on.
+func (a *aggOperator) outputWatermark(inUs int64) (int64, bool) { return inUs, true }
+
 func (a *aggOperator) closesByWatermark() bool {
 	return a.mode != sinks.Complete && ((a.window != nil && a.window.eventTimeCol) || a.eventKey >= 0)
 }

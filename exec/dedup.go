@@ -98,8 +98,12 @@ func (d *dedupOperator) name() string {
 }
 func (d *dedupOperator) inputSchema() *arrow.Schema { return d.inSch }
 func (d *dedupOperator) numPartitions() int         { return len(d.parts) }
-func (d *dedupOperator) closesByWatermark() bool    { return d.expires }
-func (d *dedupOperator) enableDurability()          { d.durable = true }
+
+// outputWatermark passes the input watermark on.
+func (d *dedupOperator) outputWatermark(inUs int64) (int64, bool) { return inUs, true }
+
+func (d *dedupOperator) closesByWatermark() bool { return d.expires }
+func (d *dedupOperator) enableDurability()       { d.durable = true }
 
 func (d *dedupOperator) fingerprint() operatorFingerprint {
 	op := operatorFingerprint{Operator: d.name()}
@@ -109,14 +113,17 @@ func (d *dedupOperator) fingerprint() operatorFingerprint {
 	return op
 }
 
-// prepare drops late rows (when keys expire) and routes the rest by key.
+// prepare drops late rows and routes the rest by key. Rows are late on a
+// watermarked input whatever the keys, as in Spark (its
+// StreamingDeduplicateExec filters by the input's event-time column); only
+// forgetting keys needs the event time among them (or within-watermark).
 func (d *dedupOperator) prepare(t *task, b columnar.Batch, out *shuffled, late *lateRouter) error {
 	defer b.Release()
 	if b.NumRows() == 0 {
 		return nil
 	}
 	sel := b.Sel
-	if d.expires && t.watermarkUs != noWatermark {
+	if d.tsIdx >= 0 && t.watermarkUs != noWatermark {
 		tsCol := b.Rec.Column(d.tsIdx)
 		kept, err := kernels.CompareScalar(kernels.Gt, tsCol, t.watermarkUs, b.Sel, nil)
 		if err != nil {

@@ -194,9 +194,12 @@ type batchRun struct {
 	dropped    int64
 	stats      []eventStats // per watermark operator
 	stateOps   []StateOperator
-	// prevWatermarkUs is the watermark of the batch before: stages fed by
-	// other stages filter late rows with it.
+	// prevWatermarkUs is the watermark of the batch before. Per stage,
+	// evictUs is the input watermark it closes and evicts with, lateUs the
+	// one (of the batch before) at or below which its input rows are late
+	// (watermark.go).
 	prevWatermarkUs int64
+	evictUs, lateUs []int64
 	badRecords      []int64 // per source, routed to the dead-letter sink
 	// operatorBadRecords were rejected by operators (FromJSON).
 	operatorBadRecords int64
@@ -287,6 +290,7 @@ type inputTask struct {
 func (q *Query) runBatch(ctx context.Context, b *batchRun) (err error) {
 	c := q.c
 	c.now.Store(b.timestampMs * 1000)
+	b.evictUs, b.lateUs = c.stageWatermarks(b.watermarkUs), c.stageWatermarks(b.prevWatermarkUs)
 	for _, o := range c.staticJoins {
 		if err := o.startBatch(ctx); err != nil {
 			return fmt.Errorf("join: refresh the static side: %w", err)
@@ -364,7 +368,7 @@ func (q *Query) runBatch(ctx context.Context, b *batchRun) (err error) {
 				batch, err := rt.ch.run(t, columnar.Batch{Rec: rec})
 				if err == nil {
 					if rt.stage != nil {
-						t.side = rt.side
+						t.side, t.watermarkUs = rt.side, b.lateUs[rt.stage.id]
 						err = rt.stage.op.prepare(t, batch, shuf[i][r], late)
 					} else {
 						err = out.write(ctx, t, batch)
@@ -488,7 +492,7 @@ func (q *Query) forward(ctx context.Context, b *batchRun, st *stage, recs []arro
 		return nil
 	}
 	for _, o := range st.outs {
-		t := q.newTask(ctx, b.prevWatermarkUs)
+		t := q.newTask(ctx, b.lateUs[o.next.id])
 		t.side = o.side
 		sh := &shuffled{}
 		inputs[o.next] = append(inputs[o.next], sh)
@@ -544,7 +548,7 @@ func (q *Query) runStage(ctx context.Context, b *batchRun, st *stage, shuf []*sh
 	updated := make([]int64, p)
 	removed := make([]int64, p)
 	err := parallel(ctx, p, q.cfg.Parallelism, func(_ context.Context, i int) error {
-		r, u, rm, err := a.emit(q.mem, i, b.watermarkUs)
+		r, u, rm, err := a.emit(q.mem, i, b.evictUs[st.id])
 		parts[i], updated[i], removed[i] = r, u, rm
 		return err
 	})

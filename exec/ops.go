@@ -24,7 +24,8 @@ type task struct {
 	mem memory.Allocator
 	// wm[i] holds what watermark operator i saw in this task.
 	wm []eventStats
-	// watermarkUs is the batch's watermark, fixed before the batch ran.
+	// watermarkUs is the watermark at or below which the rows this task
+	// hands to a stateful operator are late (batchRun.lateUs).
 	watermarkUs int64
 	// inputRows counts the rows read, per source.
 	inputRows []int64

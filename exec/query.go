@@ -297,6 +297,7 @@ func compile(cfg Config) (_ *compiled, err error) {
 		for i, st := range c.stages {
 			st.id = i
 		}
+		c.linkStages()
 	}
 	if cfg.LateSink == nil { // a late-data sink gets whole input rows
 		pruneSources(c, cfg.Plan)

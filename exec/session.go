@@ -112,8 +112,12 @@ func newSessionOperator(n *plan.Aggregate, partitions int, mem memory.Allocator)
 func (s *sessionOperator) name() string               { return "sessionWindowStateStoreSave" }
 func (s *sessionOperator) inputSchema() *arrow.Schema { return s.inSch }
 func (s *sessionOperator) numPartitions() int         { return len(s.parts) }
-func (s *sessionOperator) closesByWatermark() bool    { return true }
-func (s *sessionOperator) enableDurability()          { s.durable = true }
+
+// outputWatermark passes the input watermark on.
+func (s *sessionOperator) outputWatermark(inUs int64) (int64, bool) { return inUs, true }
+
+func (s *sessionOperator) closesByWatermark() bool { return true }
+func (s *sessionOperator) enableDurability()       { s.durable = true }
 
 func (s *sessionOperator) fingerprint() operatorFingerprint {
 	op := operatorFingerprint{Operator: "sessionAggregate"}

@@ -24,6 +24,11 @@ type stateful interface {
 	// closesByWatermark reports whether a moving watermark can make the
 	// operator emit or evict (so a no-data batch is worth running).
 	closesByWatermark() bool
+	// outputWatermark is the watermark the operator's output carries when
+	// its input watermark is inUs (Spark's produceOutputWatermark): the
+	// input's for most operators, less for a join whose output rows can be
+	// as old as its state; false when it has none.
+	outputWatermark(inUs int64) (int64, bool)
 	fingerprint() operatorFingerprint
 	// enableDurability makes the operator record its changes (for
 	// persistChangelog) from now on.
@@ -44,6 +49,11 @@ type stage struct {
 	outs []stageOut
 	// policy says when each state partition writes a snapshot.
 	policy []snapshotPolicy
+	// upstream are the stages whose output feeds this one; watermarked
+	// says a source input with a watermark operator feeds it directly.
+	// They place the stage in watermark propagation (watermark.go).
+	upstream    []*stage
+	watermarked bool
 }
 
 // stageOut is one consumer of a stage's output.

@@ -34,6 +34,9 @@ type streamJoin struct {
 	sides        [2]joinSide
 	parts        []*joinPartition
 	durable      bool
+	// windowJoin: joined on watermarked window keys, a row matches only
+	// rows of its own window and leaves when the window ends.
+	windowJoin bool
 }
 
 // joinSide describes one input of the join.
@@ -122,7 +125,7 @@ func newStreamJoin(n *plan.Join, partitions int, mem memory.Allocator) (*streamJ
 	}
 	if j.sides[0].windowKey && j.sides[1].windowKey && n.TimeLeft == "" {
 		// joined on their windows: a row matches rows of its own window
-		j.lower, j.upper = 0, 0
+		j.lower, j.upper, j.windowJoin = 0, 0, true
 		for s := range j.sides {
 			j.sides[s].timeCol, j.sides[s].late = j.sides[s].bufTime, true
 		}
@@ -196,7 +199,71 @@ func (j *streamJoin) numPartitions() int         { return len(j.parts) }
 func (j *streamJoin) enableDurability()          { j.durable = true }
 
 func (j *streamJoin) closesByWatermark() bool {
-	return (j.upper != plan.NoUpper && j.sides[0].timeCol >= 0) || (j.lower != plan.NoLower && j.sides[1].timeCol >= 0)
+	_, ok := j.stateWatermarks(0)
+	return ok[0] || ok[1]
+}
+
+// stateWatermarks returns, for the input watermark wUs, the event time at
+// or below which each side's buffered rows can match no future row (ok
+// false for a side whose state is never cleaned). These are Spark's state
+// watermarks (StreamingJoinHelper.getStateValueWatermark), to the
+// millisecond, so that rows leave — and outer joins emit them — in the
+// same batch as in Spark: for rt <= lt + upper the left side's is
+// trunc_ms(w − upper) − 1 ms, for rt >= lt + lower the right side's is
+// trunc_ms(w + lower) − 1 ms (no − 1 ms for a strict < or >). Spark
+// derives them only when both sides' times carry a watermark. Joined on
+// window keys, a side's rows leave when their window ends at or before w.
+func (j *streamJoin) stateWatermarks(wUs int64) (bound [2]int64, ok [2]bool) {
+	if j.windowJoin {
+		return [2]int64{wUs, wUs}, [2]bool{true, true}
+	}
+	if !j.sides[0].late || !j.sides[1].late {
+		return bound, ok
+	}
+	if j.upper != plan.NoUpper {
+		upper, inclusive := j.upper, !j.node.UpperStrict
+		if !inclusive {
+			upper++ // the strict bound as written
+		}
+		bound[0], ok[0] = sparkStateWatermark(satSub(wUs, upper), inclusive), true
+	}
+	if j.lower != plan.NoLower {
+		lower, inclusive := j.lower, !j.node.LowerStrict
+		if !inclusive {
+			lower--
+		}
+		bound[1], ok[1] = sparkStateWatermark(satAdd(wUs, lower), inclusive), true
+	}
+	return bound, ok
+}
+
+// sparkStateWatermark is Spark's rounding of a state watermark: the value
+// truncated to milliseconds, less one for an inclusive condition; in µs.
+func sparkStateWatermark(us int64, inclusive bool) int64 {
+	if us == plan.NoLower || us == plan.NoUpper {
+		return us
+	}
+	ms := us / 1000 // Spark converts with toLong: towards zero, as Go's division
+	if inclusive {
+		ms--
+	}
+	return ms * 1000
+}
+
+// outputWatermark is the smaller state watermark (Spark's
+// produceOutputWatermark): a joined row is never older than the rows
+// still buffered, so a downstream operator can close what is older.
+func (j *streamJoin) outputWatermark(inUs int64) (int64, bool) {
+	bound, ok := j.stateWatermarks(inUs)
+	switch {
+	case ok[0] && ok[1]:
+		return min(bound[0], bound[1]), true
+	case ok[0]:
+		return bound[0], true
+	case ok[1]:
+		return bound[1], true
+	}
+	return 0, false
 }
 
 func (j *streamJoin) fingerprint() operatorFingerprint {
@@ -376,18 +443,12 @@ func (j *streamJoin) emit(mem memory.Allocator, p int, watermarkUs int64) ([]arr
 	if watermarkUs == noWatermark {
 		return out, 0, 0, nil
 	}
-	bounds := [2]int64{plan.NoLower, plan.NoLower}
-	if j.upper != plan.NoUpper && j.sides[0].timeCol >= 0 {
-		bounds[0] = satSub(watermarkUs, j.upper) + 1 // left time + upper <= wm
-	}
-	if j.lower != plan.NoLower && j.sides[1].timeCol >= 0 {
-		bounds[1] = satAdd(watermarkUs, j.lower) + 1 // right time - lower <= wm
-	}
+	bounds, ok := j.stateWatermarks(watermarkUs)
 	for side := 0; side < 2; side++ {
-		if bounds[side] == plan.NoLower {
+		if !ok[side] || bounds[side] == plan.NoLower {
 			continue
 		}
-		rec, matched := jp.bufs[side].Evict(bounds[side])
+		rec, matched := jp.bufs[side].Evict(satAdd(bounds[side], 1)) // rows at or below the bound
 		if rec == nil {
 			continue
 		}

@@ -256,3 +256,66 @@ func rowJSON(rec arrow.RecordBatch, r int) string {
 	}
 	return string(data)
 }
+
+// Watermark propagation through stateful operators, as Spark's
+// PropagateWatermarkSimulator: a stage's input watermark is the minimum of
+// what reaches it — the query's watermark from a watermarked source input,
+// each upstream stage's output watermark (outputWatermark) — never below 0,
+// and 0 for every stage while the query's watermark is 0. A stage closes
+// and evicts with its input watermark of the running batch, and drops as
+// late the rows at or below its input watermark of the batch before (for
+// every stage, the first included: rows that became late only with this
+// batch's watermark are still counted, as in Spark 3.4+).
+
+// linkStages records which stages feed each stage and which stages a
+// watermarked source input feeds directly.
+func (c *compiled) linkStages() {
+	for _, st := range c.stages {
+		for _, o := range st.outs {
+			o.next.upstream = append(o.next.upstream, st)
+		}
+	}
+	for _, routes := range c.routes {
+		for _, r := range routes {
+			if r.stage != nil && hasWatermarkOp(r.ch) {
+				r.stage.watermarked = true
+			}
+		}
+	}
+}
+
+func hasWatermarkOp(ch chain) bool {
+	for _, o := range ch {
+		if _, ok := o.(watermarkOp); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// stageWatermarks returns each stage's input watermark when the query's
+// watermark is globalUs.
+func (c *compiled) stageWatermarks(globalUs int64) []int64 {
+	in := make([]int64, len(c.stages))
+	if globalUs == noWatermark {
+		return in
+	}
+	out := make([]int64, len(c.stages))
+	has := make([]bool, len(c.stages))
+	for i, st := range c.stages { // inputs first
+		w, ok := int64(0), false
+		if st.watermarked {
+			w, ok = globalUs, true
+		}
+		for _, u := range st.upstream {
+			if has[u.id] && (!ok || out[u.id] < w) {
+				w, ok = out[u.id], true
+			}
+		}
+		if ok {
+			out[i], has[i] = st.op.outputWatermark(w)
+		}
+		in[i] = max(w, 0)
+	}
+	return in
+}

@@ -43,13 +43,17 @@ const (
 
 // Join joins Left and Right on equal keys and, for stream-stream joins, an
 // event-time range: Right's TimeRight minus Left's TimeLeft lies in
-// [Lower, Upper] microseconds (NoLower/NoUpper when open).
+// [Lower, Upper] microseconds (NoLower/NoUpper when open). A strict
+// condition (< or >) is held as the inclusive bound one microsecond
+// inside it; LowerStrict and UpperStrict remember that it was strict,
+// which Spark's state cleanup depends on.
 type Join struct {
-	Left, Right         Node
-	How                 JoinType
-	LeftKeys, RightKeys []string
-	TimeLeft, TimeRight string
-	Lower, Upper        int64
+	Left, Right              Node
+	How                      JoinType
+	LeftKeys, RightKeys      []string
+	TimeLeft, TimeRight      string
+	Lower, Upper             int64
+	LowerStrict, UpperStrict bool
 	// Using drops the right keys from the output (JoinUsing).
 	Using  bool
 	schema *arrow.Schema
@@ -164,10 +168,22 @@ func NewJoin(left, right Node, cond Expr, how JoinType) (*Join, error) {
 		j.TimeLeft, j.TimeRight = la, ra
 		d := loff - roff
 		switch op {
-		case OpLe, OpLt: // L + loff <= R + roff → R - L >= d
-			j.Lower = max(j.Lower, d)
-		case OpGe, OpGt: // R - L <= d
-			j.Upper = min(j.Upper, d)
+		case OpLe, OpLt: // L + loff <= R + roff → R - L >= d; < → R - L >= d + 1µs
+			lo := d
+			if op == OpLt {
+				lo = d + 1
+			}
+			if lo > j.Lower {
+				j.Lower, j.LowerStrict = lo, op == OpLt
+			}
+		case OpGe, OpGt: // R - L <= d; > → R - L <= d - 1µs
+			hi := d
+			if op == OpGt {
+				hi = d - 1
+			}
+			if hi < j.Upper {
+				j.Upper, j.UpperStrict = hi, op == OpGt
+			}
 		default:
 			return nil, fmt.Errorf("join: condition %s: use <, <=, >, >= or Between for time ranges", c)
 		}

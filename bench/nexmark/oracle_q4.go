@@ -17,9 +17,10 @@ var q4Schema = arrow.NewSchema([]arrow.Field{
 }, nil)
 
 // OracleQ4 evaluates q4 naively over events [0, events): the auctions
-// closed by the final watermark (expires ≤ min over the query's three
-// watermarks — auctions' dateTime and expires, bids' dateTime — of the
-// latest time − WatermarkDelay, floored to the millisecond), each with
+// closed by the final watermark as it reaches the closing aggregation
+// (the query's watermark w — min over auctions' dateTime and expires and
+// bids' dateTime of the latest time − WatermarkDelay, floored to the
+// millisecond — lowered by the join's time range), each with
 // the maximum price of its bids placed in [dateTime, expires] (an auction
 // without such a bid has no closing price), averaged per category. The
 // output is the last Complete-mode table: one row per category with a
@@ -71,7 +72,13 @@ func OracleQ4(g *Generator, events int64) Result {
 	if len(auctions) == 0 || maxB == none {
 		return s.done()
 	}
-	wm := closedBy(min(maxA, maxExp, maxB))
+	// The closing aggregation runs on the join's output watermark, as in
+	// Spark (its watermark propagation): the join's smaller state
+	// watermark, trunc_ms(w − maxLen) − 1 ms for auctions (bids up to
+	// maxLen after an auction's start still match it) and w − 1 ms for bids.
+	w := closedBy(min(maxA, maxExp, maxB))
+	maxLen := g.MaxAuctionLength().Microseconds()
+	wm := min(((w-maxLen)/1000-1)*1000, w-1000)
 	sums := map[int64]int64{}
 	counts := map[int64]int64{}
 	for id, final := range closing {
