@@ -578,7 +578,7 @@ func (a *aggOperator) numPartitions() int         { return len(a.parts) }
 func (a *aggOperator) outputWatermark(inUs int64) (int64, bool) { return inUs, true }
 
 func (a *aggOperator) closesByWatermark() bool {
-	return a.mode != sinks.Complete && ((a.window != nil && a.window.eventTimeCol) || a.eventKey >= 0)
+	return a.mode != sinks.Complete // Spark's StateStoreSaveExec: Append and Update
 }
 
 // stateRows returns the number of groups held over all partitions.

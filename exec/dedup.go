@@ -102,7 +102,7 @@ func (d *dedupOperator) numPartitions() int         { return len(d.parts) }
 // outputWatermark passes the input watermark on.
 func (d *dedupOperator) outputWatermark(inUs int64) (int64, bool) { return inUs, true }
 
-func (d *dedupOperator) closesByWatermark() bool { return d.expires }
+func (d *dedupOperator) closesByWatermark() bool { return true } // its late rows move with it
 func (d *dedupOperator) enableDurability()       { d.durable = true }
 
 func (d *dedupOperator) fingerprint() operatorFingerprint {
@@ -263,7 +263,7 @@ func (d *dedupOperator) emit(mem memory.Allocator, p int, watermarkUs int64) ([]
 		}
 	}
 	var removed int64
-	if d.expires && watermarkUs != noWatermark {
+	if d.expires { // at watermark 0 too: a key that expires at 0 goes, as in Spark
 		keep := make([]bool, dp.ht.Len())
 		var gone []uint32
 		for g, e := range dp.expiry {

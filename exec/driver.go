@@ -139,7 +139,7 @@ func (q *Query) trigger(ctx context.Context, start time.Time) (bool, error) {
 		// watermark back from this batch on
 		watermarkUs = q.wm.advance(start.UnixMilli(), q.batchID)
 	}
-	noData := !hasData && q.closesByWatermark() && watermarkUs > q.lastBatchWM
+	noData := !hasData && q.wantsNoDataBatch(watermarkUs)
 	if !hasData && !noData {
 		return false, nil
 	}
@@ -167,11 +167,16 @@ func (q *Query) trigger(ctx context.Context, start time.Time) (bool, error) {
 	return true, nil
 }
 
-// closesByWatermark reports whether a moving watermark makes some stateful
-// operator emit or evict, so a no-data batch is worth running.
-func (q *Query) closesByWatermark() bool {
-	for _, st := range q.c.stages {
-		if st.op.closesByWatermark() {
+// wantsNoDataBatch reports whether the query's watermark moving from the
+// last batch's to wUs moves the input watermark of a stateful operator
+// that wants a no-data batch then, as Spark decides.
+func (q *Query) wantsNoDataBatch(wUs int64) bool {
+	if wUs <= q.lastBatchWM {
+		return false
+	}
+	before, after := q.c.stageWatermarks(max(q.lastBatchWM, noWatermark)), q.c.stageWatermarks(wUs)
+	for i, st := range q.c.stages {
+		if st.op.closesByWatermark() && after[i] > before[i] {
 			return true
 		}
 	}

@@ -21,8 +21,10 @@ type stateful interface {
 	update(p int, inputs []*shuffled) error
 	emit(mem memory.Allocator, p int, watermarkUs int64) (out []arrow.RecordBatch, updated, removed int64, err error)
 	stateRows() (rows, bytes int64)
-	// closesByWatermark reports whether a moving watermark can make the
-	// operator emit or evict (so a no-data batch is worth running).
+	// closesByWatermark reports whether the operator wants a no-data batch
+	// when its input watermark moves (Spark's shouldRunAnotherBatch): to
+	// emit or evict, or so that its next batch's late rows are judged by
+	// the new watermark.
 	closesByWatermark() bool
 	// outputWatermark is the watermark the operator's output carries when
 	// its input watermark is inUs (Spark's produceOutputWatermark): the
