@@ -2,6 +2,7 @@ package millrace_test
 
 import (
 	"context"
+	"github.com/millrace/millrace/internal/testutil"
 	"strconv"
 	"testing"
 
@@ -14,8 +15,8 @@ import (
 // rate, the chosen limit is reported in progress, and every event is read.
 func TestAdaptiveReadLimit(t *testing.T) {
 	const events = 500_000
-	src := clicks.New(clicks.Options{Events: events})
-	sink := blackhole.New()
+	src := testutil.Must(clicks.New(clicks.Options{Events: events}))
+	sink := testutil.Must(blackhole.New())
 	q, err := millrace.ReadStream(src).WriteStream(sink).
 		Trigger(millrace.AvailableNow()).AdaptiveReadLimit().MaxRowsPerTrigger(200_000).
 		Start(context.Background())

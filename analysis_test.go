@@ -15,7 +15,9 @@ import (
 // reported by Start with a message that names the problem, never raised
 // once the stream runs.
 func TestAnalysisErrorsAreReturnedByStart(t *testing.T) {
-	src := func() *millrace.Stream { return millrace.ReadStream(memsrc.New(clickSchema)) }
+	src := func() *millrace.Stream {
+		return millrace.ReadStream(testutil.Must(memsrc.New(clickSchema, memsrc.Options{})))
+	}
 	col := millrace.Col
 	cases := []struct {
 		name string

@@ -3,6 +3,7 @@ package millrace_test
 import (
 	"context"
 	"fmt"
+	"github.com/millrace/millrace/internal/testutil"
 	"testing"
 	"time"
 
@@ -27,13 +28,13 @@ func BenchmarkExactlyOnceCost(b *testing.B) {
 				var steadyRows int64
 				var steady time.Duration
 				for i := 0; i < b.N; i++ {
-					src := clicks.New(clicks.Options{Events: events, MaxEventsPerTrigger: perTrigger, Interval: 10 * time.Millisecond})
+					src := testutil.Must(clicks.New(clicks.Options{Events: events, MaxEventsPerTrigger: perTrigger, Interval: 10 * time.Millisecond}))
 					s := millrace.ReadStream(src).
 						WithWatermark("event_time", 10*time.Second).
 						GroupBy(millrace.Window(millrace.Col("event_time"), time.Minute), millrace.Col(key)).
 						Agg(millrace.Count().As("n"), millrace.Max(millrace.Col("click_id")).As("last"))
 					clock := &progressClock{}
-					w := s.WriteStream(blackhole.New()).Trigger(millrace.AvailableNow()).Listener(clock)
+					w := s.WriteStream(testutil.Must(blackhole.New())).Trigger(millrace.AvailableNow()).Listener(clock)
 					if ckpt {
 						w = w.Checkpoint(b.TempDir())
 					}
@@ -79,7 +80,7 @@ func (c *progressClock) OnQueryTerminated(id, runID string, err error) {}
 func BenchmarkStatefulOperators(b *testing.B) {
 	const events, perTrigger = 1_000_000, 100_000
 	gen := func(seed int64) *clicks.Source {
-		return clicks.New(clicks.Options{Seed: seed, Events: events, MaxEventsPerTrigger: perTrigger, Campaigns: 50, LateFraction: 0.001})
+		return testutil.Must(clicks.New(clicks.Options{Seed: seed, Events: events, MaxEventsPerTrigger: perTrigger, Campaigns: 50, LateFraction: 0.001}))
 	}
 	col := millrace.Col
 	cases := []struct {
@@ -106,7 +107,7 @@ func BenchmarkStatefulOperators(b *testing.B) {
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				q, err := c.build().WriteStream(blackhole.New()).Trigger(millrace.AvailableNow()).Start(context.Background())
+				q, err := c.build().WriteStream(testutil.Must(blackhole.New())).Trigger(millrace.AvailableNow()).Start(context.Background())
 				if err != nil {
 					b.Fatal(err)
 				}

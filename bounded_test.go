@@ -2,6 +2,7 @@ package millrace_test
 
 import (
 	"context"
+	"github.com/millrace/millrace/internal/testutil"
 	"testing"
 	"time"
 
@@ -20,7 +21,7 @@ func TestStateStaysBounded(t *testing.T) {
 	}
 	const events, perTrigger = 2_000_000, 100_000
 	gen := func(seed int64) *clicks.Source {
-		return clicks.New(clicks.Options{Seed: seed, Events: events, MaxEventsPerTrigger: perTrigger, Campaigns: 50, LateFraction: 0.001})
+		return testutil.Must(clicks.New(clicks.Options{Seed: seed, Events: events, MaxEventsPerTrigger: perTrigger, Campaigns: 50, LateFraction: 0.001}))
 	}
 	col := millrace.Col
 	queries := map[string]func() *millrace.Stream{
@@ -46,7 +47,7 @@ func TestStateStaysBounded(t *testing.T) {
 	}
 	for name, build := range queries {
 		t.Run(name, func(t *testing.T) {
-			q, err := build().WriteStream(blackhole.New()).Trigger(millrace.AvailableNow()).RecentProgressSize(1000).Start(context.Background())
+			q, err := build().WriteStream(testutil.Must(blackhole.New())).Trigger(millrace.AvailableNow()).RecentProgressSize(1000).Start(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}

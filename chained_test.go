@@ -38,7 +38,7 @@ func TestChainedAggregations(t *testing.T) {
 		t.Run(fmt.Sprintf("%d-triggers", k), func(t *testing.T) {
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			defer mem.AssertSize(t, 0)
-			src := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
+			src := testutil.Must(memsrc.New(clickSchema, memsrc.Options{Allocator: mem}))
 			counts := millrace.ReadStream(src).Filter(millrace.Col("campaign").IsNotNull()).
 				WithWatermark("event_time", time.Duration(delay)*time.Microsecond).
 				GroupBy(millrace.Window(millrace.Col("event_time"), time.Minute), millrace.Col("campaign")).
@@ -263,8 +263,8 @@ func TestHighestBidPerWindow(t *testing.T) {
 	}
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	s1 := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
-	s2 := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
+	s1 := testutil.Must(memsrc.New(clickSchema, memsrc.Options{Allocator: mem}))
+	s2 := testutil.Must(memsrc.New(clickSchema, memsrc.Options{Allocator: mem}))
 	d := time.Duration(delay) * time.Microsecond
 	bids := millrace.ReadStream(s1).WithWatermark("event_time", d).
 		Select(millrace.Col("event_time"), millrace.Col("campaign"), millrace.Col("amount"),
@@ -331,10 +331,10 @@ func TestOneStreamTwoUses(t *testing.T) {
 	run := func(twoSources bool) ([][]any, int64) {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		defer mem.AssertSize(t, 0)
-		s1 := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
+		s1 := testutil.Must(memsrc.New(clickSchema, memsrc.Options{Allocator: mem}))
 		var s2 *memsrc.Source
 		if twoSources {
-			s2 = memsrc.New(clickSchema, memsrc.WithAllocator(mem))
+			s2 = testutil.Must(memsrc.New(clickSchema, memsrc.Options{Allocator: mem}))
 		}
 		chunks := split(data, 20)
 		add := func(i int) {
@@ -408,7 +408,7 @@ func TestAggregationWithTwoConsumers(t *testing.T) {
 		t.Run(fmt.Sprintf("%d-triggers", k), func(t *testing.T) {
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			defer mem.AssertSize(t, 0)
-			src := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
+			src := testutil.Must(memsrc.New(clickSchema, memsrc.Options{Allocator: mem}))
 			perCampaign := millrace.ReadStream(src).Filter(millrace.Col("campaign").IsNotNull()).
 				WithWatermark("event_time", time.Duration(delay)*time.Microsecond).
 				GroupBy(millrace.Window(millrace.Col("event_time"), time.Minute), millrace.Col("campaign")).

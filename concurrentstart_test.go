@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/millrace/millrace/internal/testutil"
 	"io"
 	"os"
 	"os/exec"
@@ -58,13 +59,13 @@ func TestConcurrentStartChild(t *testing.T) {
 // concurrentStartChild runs a checkpointed windowed count of the click
 // generator into a Delta table, until all data is processed.
 func concurrentStartChild(ckpt, table string) error {
-	src := clicks.New(clicks.Options{Seed: 7, Events: 3_000, MaxEventsPerTrigger: 1_000})
+	src := testutil.Must(clicks.New(clicks.Options{Seed: 7, Events: 3_000, MaxEventsPerTrigger: 1_000}))
 	counts := millrace.ReadStream(src).
 		WithWatermark("event_time", 5*time.Second).
 		GroupBy(millrace.Window(millrace.Col("event_time"), 5*time.Second), millrace.Col("campaign_id")).
 		Agg(millrace.Count().As("clicks"))
 	ctx := context.Background()
-	q, err := counts.WriteStream(lake.NewSink(table, lake.SinkOptions{})).
+	q, err := counts.WriteStream(testutil.Must(lake.NewSink(table, lake.SinkOptions{}))).
 		OutputMode(millrace.Append).
 		Trigger(millrace.AvailableNow()).
 		Checkpoint(ckpt).

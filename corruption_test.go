@@ -21,7 +21,7 @@ import (
 func runCheckpointed(t *testing.T, dir string) {
 	t.Helper()
 	ctx := context.Background()
-	src := memsrc.New(clickSchema)
+	src := testutil.Must(memsrc.New(clickSchema, memsrc.Options{}))
 	q, err := clickQuery(src, windowSpec{size: 60 * second, slide: 60 * second}, time.Second).
 		WriteStream(testutil.NewRecorder()).OutputMode(millrace.Update).Checkpoint(dir).Start(ctx)
 	if err != nil {
@@ -31,7 +31,7 @@ func runCheckpointed(t *testing.T, dir string) {
 }
 
 func restart(dir string) error {
-	src := memsrc.New(clickSchema)
+	src := testutil.Must(memsrc.New(clickSchema, memsrc.Options{}))
 	q, err := clickQuery(src, windowSpec{size: 60 * second, slide: 60 * second}, time.Second).
 		WriteStream(testutil.NewRecorder()).OutputMode(millrace.Update).Checkpoint(dir).Start(context.Background())
 	if err != nil {

@@ -132,7 +132,7 @@ func TestDropDuplicatesMatchesOracle(t *testing.T) {
 				want, wantDropped := dedupOracle(oracleChunks, c.key, c.expiry, delay)
 				mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 				defer mem.AssertSize(t, 0)
-				src := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
+				src := testutil.Must(memsrc.New(clickSchema, memsrc.Options{Allocator: mem}))
 				rec := testutil.NewRecorder()
 				counter := &dropCounter{}
 				ctx := context.Background()

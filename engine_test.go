@@ -297,7 +297,7 @@ func runClicks(t *testing.T, chunks [][]click, w windowSpec, mode millrace.Outpu
 	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	src := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
+	src := testutil.Must(memsrc.New(clickSchema, memsrc.Options{Allocator: mem}))
 	rec := testutil.NewRecorder()
 	s := millrace.ReadStream(src).
 		WithWatermark("event_time", delay).

@@ -3,6 +3,7 @@ package millrace_test
 import (
 	"context"
 	"fmt"
+	"github.com/millrace/millrace/internal/testutil"
 	"os"
 	"time"
 
@@ -15,13 +16,13 @@ import (
 // per (1-minute window, campaign), and write each window once, when the
 // watermark has passed its end.
 func Example() {
-	src := clicks.New(clicks.Options{Events: 150_000, MaxEventsPerTrigger: 50_000, Campaigns: 2})
+	src := testutil.Must(clicks.New(clicks.Options{Events: 150_000, MaxEventsPerTrigger: 50_000, Campaigns: 2}))
 	counts := millrace.ReadStream(src).
 		WithWatermark("event_time", 10*time.Second).
 		GroupBy(millrace.Window(millrace.Col("event_time"), time.Minute), millrace.Col("campaign_id")).
 		Agg(millrace.Count().As("clicks"))
 
-	q, err := counts.WriteStream(console.New(console.Options{Writer: os.Stdout, NumRows: 3, Truncate: -1})).
+	q, err := counts.WriteStream(testutil.Must(console.New(console.Options{Writer: os.Stdout, NumRows: 3, Truncate: -1}))).
 		OutputMode(millrace.Append).
 		Trigger(millrace.AvailableNow()).
 		StatePartitions(1).

@@ -59,7 +59,7 @@ func TestFromJSON(t *testing.T) {
 	run := func(t *testing.T, withBad, deadLetter bool) (*testutil.Recorder, *testutil.Recorder, *millrace.Query, error) {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		defer mem.AssertSize(t, 0)
-		src := memsrc.New(kafkaLike, memsrc.WithAllocator(mem))
+		src := testutil.Must(memsrc.New(kafkaLike, memsrc.Options{Allocator: mem}))
 		if _, err := src.AddRows(rows[:1500]...); err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/millrace/millrace/internal/testutil"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,13 +51,13 @@ func TestFullDiskChild(t *testing.T) {
 // of distinct users per campaign and minute over many users): its
 // checkpoint outgrows a small filesystem.
 func fullDiskChild(ckpt string) error {
-	src := clicks.New(clicks.Options{Seed: 3, Events: 2_000_000, MaxEventsPerTrigger: 200_000, Users: 1_000_000})
+	src := testutil.Must(clicks.New(clicks.Options{Seed: 3, Events: 2_000_000, MaxEventsPerTrigger: 200_000, Users: 1_000_000}))
 	counts := millrace.ReadStream(src).
 		WithWatermark("event_time", time.Hour).
 		GroupBy(millrace.Window(millrace.Col("event_time"), time.Hour), millrace.Col("user_id")).
 		Agg(millrace.Count().As("clicks"))
 	ctx := context.Background()
-	q, err := counts.WriteStream(blackhole.New()).
+	q, err := counts.WriteStream(testutil.Must(blackhole.New())).
 		OutputMode(millrace.Update).
 		Trigger(millrace.AvailableNow()).
 		Checkpoint(ckpt).

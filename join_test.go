@@ -65,7 +65,7 @@ func TestStreamStaticJoin(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer table.Release()
-				src := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
+				src := testutil.Must(memsrc.New(clickSchema, memsrc.Options{Allocator: mem}))
 				rec := testutil.NewRecorder()
 				s := millrace.ReadStream(src).Join(millrace.ReadTable(table), millrace.Col("campaign").Eq(millrace.Col("campaign_name")), how)
 				ctx := context.Background()
@@ -87,7 +87,7 @@ func TestStreamStaticJoin(t *testing.T) {
 func TestStreamDeltaJoin(t *testing.T) {
 	ctx := context.Background()
 	path := t.TempDir() + "/campaigns"
-	tab, err := lake.Create(ctx, path, campaignSchema)
+	tab, err := lake.Create(ctx, path, campaignSchema, lake.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestStreamDeltaJoin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := memsrc.New(clickSchema)
+	src := testutil.Must(memsrc.New(clickSchema, memsrc.Options{}))
 	rec := testutil.NewRecorder()
 	q, err := millrace.ReadStream(src).Select(millrace.Col("campaign"), millrace.Col("user")).
 		Join(millrace.ReadTable(static), millrace.Col("campaign").Eq(millrace.Col("campaign_name")), millrace.Inner).
@@ -151,7 +151,7 @@ func TestStreamFileTableJoin(t *testing.T) {
 	}
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	src := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
+	src := testutil.Must(memsrc.New(clickSchema, memsrc.Options{Allocator: mem}))
 	rec := testutil.NewRecorder()
 	ctx := context.Background()
 	q, err := millrace.ReadStream(src).Select(millrace.Col("campaign"), millrace.Col("user")).

@@ -14,7 +14,7 @@ import (
 // TestCurrentTimestamp: every row of a batch gets the batch's processing
 // time, from the query's clock.
 func TestCurrentTimestamp(t *testing.T) {
-	src := memsrc.New(clickSchema)
+	src := testutil.Must(memsrc.New(clickSchema, memsrc.Options{}))
 	var clock atomic.Int64 // µs; the engine reads it from its own goroutine
 	clock.Store(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC).UnixMicro())
 	now := func() time.Time { return time.UnixMicro(clock.Load()) }

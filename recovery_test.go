@@ -100,7 +100,7 @@ func runWithCrash(t *testing.T, chunks [][]click, build func(*memsrc.Source) *mi
 	ctx := context.Background()
 	crashed := false
 	start := func(added int) (*millrace.Query, *memsrc.Source) {
-		src := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
+		src := testutil.Must(memsrc.New(clickSchema, memsrc.Options{Allocator: mem}))
 		for _, c := range chunks[:added] {
 			if _, err := src.AddRows(clickRows(c)...); err != nil {
 				t.Fatal(err)
@@ -169,11 +169,11 @@ func TestRestartWithChangedQuery(t *testing.T) {
 		}
 		return q.Stop()
 	}
-	src := memsrc.New(clickSchema)
+	src := testutil.Must(memsrc.New(clickSchema, memsrc.Options{}))
 	if err := run(clickQuery(src, w, time.Second), src); err != nil {
 		t.Fatal(err)
 	}
-	src = memsrc.New(clickSchema)
+	src = testutil.Must(memsrc.New(clickSchema, memsrc.Options{}))
 	filtered := millrace.ReadStream(src).Filter(millrace.Col("user").Gt(3)).WithWatermark("event_time", time.Second).
 		GroupBy(w.column(), millrace.Col("campaign")).
 		Agg(
@@ -188,7 +188,7 @@ func TestRestartWithChangedQuery(t *testing.T) {
 	if err := run(filtered, src); err != nil {
 		t.Fatalf("a new stateless filter must be allowed: %v", err)
 	}
-	src = memsrc.New(clickSchema)
+	src = testutil.Must(memsrc.New(clickSchema, memsrc.Options{}))
 	changed := millrace.ReadStream(src).WithWatermark("event_time", time.Second).
 		GroupBy(w.column(), millrace.Col("campaign")).Agg(millrace.Count().As("n"))
 	err := run(changed, src)

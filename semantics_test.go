@@ -70,7 +70,7 @@ func (r triggerRun) run(t *testing.T) ([][][]any, error) {
 	defer mem.AssertSize(t, 0)
 	srcs := make([]*memsrc.Source, len(r.schemas))
 	for i, s := range r.schemas {
-		srcs[i] = memsrc.New(s, memsrc.WithAllocator(mem))
+		srcs[i] = testutil.Must(memsrc.New(s, memsrc.Options{Allocator: mem}))
 	}
 	rec := testutil.NewRecorder()
 	ctx := context.Background()
@@ -457,7 +457,7 @@ func TestFarFutureEventTime(t *testing.T) {
 // Item 18: after an AvailableNow run that closed windows, LastProgress is
 // the no-data batch that closed them (as in Spark); Summary totals the run.
 func TestSummaryAfterAvailableNow(t *testing.T) {
-	src := memsrc.New(evSchema)
+	src := testutil.Must(memsrc.New(evSchema, memsrc.Options{}))
 	if _, err := src.AddRows(ev(1, 1), ev(1, 2), ev(2, 15)); err != nil {
 		t.Fatal(err)
 	}
@@ -571,7 +571,7 @@ func TestRestartKeepsEachInputsWatermark(t *testing.T) {
 			rec := testutil.NewRecorder()
 			crashed := false
 			start := func(added int) (*millrace.Query, []*memsrc.Source) {
-				srcs := []*memsrc.Source{memsrc.New(evSchema), memsrc.New(evSchema)}
+				srcs := []*memsrc.Source{testutil.Must(memsrc.New(evSchema, memsrc.Options{})), testutil.Must(memsrc.New(evSchema, memsrc.Options{}))}
 				for _, in := range feed[:added] { // what the last run read: a new process sees it again
 					for s, rows := range in {
 						if len(rows) > 0 {

@@ -134,7 +134,7 @@ func TestSessionWindowsMatchOracle(t *testing.T) {
 			want, wantDropped := sessionOracle(chunks, gap, delay)
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			defer mem.AssertSize(t, 0)
-			src := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
+			src := testutil.Must(memsrc.New(clickSchema, memsrc.Options{Allocator: mem}))
 			rec := testutil.NewRecorder()
 			counter := &dropCounter{}
 			s := millrace.ReadStream(src).WithWatermark("event_time", time.Duration(delay)*time.Microsecond).

@@ -3,6 +3,7 @@ package millrace_test
 import (
 	"context"
 	"errors"
+	"github.com/millrace/millrace/internal/testutil"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,7 +34,7 @@ type bindRun struct {
 
 func (r bindRun) run(t *testing.T) error {
 	t.Helper()
-	src := memsrc.New(bindSchema)
+	src := testutil.Must(memsrc.New(bindSchema, memsrc.Options{}))
 	for b := range 3 {
 		rows := make([][]any, 10)
 		for i := range rows {
@@ -91,7 +92,7 @@ func tableRows(t *testing.T, table string) int64 {
 func TestBindDeltaTableDeleted(t *testing.T) {
 	root := t.TempDir()
 	ckpt, table := filepath.Join(root, "ckpt"), filepath.Join(root, "table")
-	delta := func() sinks.Sink { return lake.NewSink(table, lake.SinkOptions{}) }
+	delta := func() sinks.Sink { return testutil.Must(lake.NewSink(table, lake.SinkOptions{})) }
 	if err := (bindRun{ckpt: ckpt, sink: delta()}).run(t); err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func TestBindDeltaTableDeleted(t *testing.T) {
 		t.Fatalf("the refused start created a table at %s: %v", table, err)
 	}
 	// Someone creates another table there: still not the checkpoint's.
-	if _, err := lake.Create(context.Background(), table, bindSchema); err != nil {
+	if _, err := lake.Create(context.Background(), table, bindSchema, lake.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	err = bindRun{ckpt: ckpt, sink: delta()}.run(t)
@@ -132,7 +133,7 @@ func TestBindDeltaTableDeleted(t *testing.T) {
 func TestBindDeltaCheckpointDeleted(t *testing.T) {
 	root := t.TempDir()
 	ckpt, table := filepath.Join(root, "ckpt"), filepath.Join(root, "table")
-	delta := func() sinks.Sink { return lake.NewSink(table, lake.SinkOptions{}) }
+	delta := func() sinks.Sink { return testutil.Must(lake.NewSink(table, lake.SinkOptions{})) }
 	if err := (bindRun{ckpt: ckpt, sink: delta()}).run(t); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func TestBindDeltaCheckpointDeleted(t *testing.T) {
 
 	// Complete mode: deleting either side loses nothing for long.
 	ckpt2, table2 := filepath.Join(root, "ckpt2"), filepath.Join(root, "table2")
-	complete := func() sinks.Sink { return lake.NewSink(table2, lake.SinkOptions{}) }
+	complete := func() sinks.Sink { return testutil.Must(lake.NewSink(table2, lake.SinkOptions{})) }
 	if err := (bindRun{ckpt: ckpt2, sink: complete(), complete: true}).run(t); err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func TestBindDeltaCheckpointDeleted(t *testing.T) {
 func TestBindDeltaTableRolledBack(t *testing.T) {
 	root := t.TempDir()
 	ckpt, table := filepath.Join(root, "ckpt"), filepath.Join(root, "table")
-	delta := func() sinks.Sink { return lake.NewSink(table, lake.SinkOptions{}) }
+	delta := func() sinks.Sink { return testutil.Must(lake.NewSink(table, lake.SinkOptions{})) }
 	if err := (bindRun{ckpt: ckpt, sink: delta()}).run(t); err != nil {
 		t.Fatal(err)
 	}

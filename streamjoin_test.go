@@ -264,8 +264,8 @@ func TestStreamJoinRecovery(t *testing.T) {
 			ctx := context.Background()
 			crashed := false
 			start := func(added int) (*millrace.Query, *memsrc.Source, *memsrc.Source) {
-				ls := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
-				rs := memsrc.New(impSchema, memsrc.WithAllocator(mem))
+				ls := testutil.Must(memsrc.New(clickSchema, memsrc.Options{Allocator: mem}))
+				rs := testutil.Must(memsrc.New(impSchema, memsrc.Options{Allocator: mem}))
 				for i := 0; i < added; i++ {
 					if _, err := ls.AddRows(clickRows(lc[i])...); err != nil {
 						t.Fatal(err)
@@ -337,8 +337,8 @@ func runTwoStreams(t *testing.T, lc [][]click, rc [][]imp, build func(l, r *mems
 	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	ls := memsrc.New(clickSchema, memsrc.WithAllocator(mem))
-	rs := memsrc.New(impSchema, memsrc.WithAllocator(mem))
+	ls := testutil.Must(memsrc.New(clickSchema, memsrc.Options{Allocator: mem}))
+	rs := testutil.Must(memsrc.New(impSchema, memsrc.Options{Allocator: mem}))
 	add := func(i int) {
 		if _, err := ls.AddRows(clickRows(lc[i])...); err != nil {
 			t.Fatal(err)

@@ -15,7 +15,7 @@ func TestOptimizeVacuum(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	dir := t.TempDir()
-	tbl, err := Create(ctx, dir, testSchema, PartitionBy("part"), WithAllocator(mem), TargetFileSize(1<<20))
+	tbl, err := Create(ctx, dir, testSchema, Options{PartitionBy: []string{"part"}, Allocator: mem, TargetFileSize: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ func TestPruningAndSkipping(t *testing.T) {
 	ctx := context.Background()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	tbl, err := Create(ctx, t.TempDir(), testSchema, PartitionBy("part"), WithAllocator(mem))
+	tbl, err := Create(ctx, t.TempDir(), testSchema, Options{PartitionBy: []string{"part"}, Allocator: mem})
 	if err != nil {
 		t.Fatal(err)
 	}

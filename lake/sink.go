@@ -11,15 +11,15 @@ import (
 	"github.com/millrace/millrace/sinks"
 )
 
-// SinkOptions configure a streaming Delta sink.
+// SinkOptions configure a streaming Delta sink; the zero value gives the
+// defaults.
 type SinkOptions struct {
-	// PartitionBy names the partition columns if the sink creates the table.
-	PartitionBy []string
 	// KeyColumns are the merge keys of Update mode (required for it).
 	KeyColumns []string
-	// Table are further options of the table handle (file size,
-	// checkpoint interval, allocator).
-	Table []Option
+	// Table are the options of the table handle: the partition columns if
+	// the sink creates the table, file size, checkpoint interval,
+	// allocator.
+	Table Options
 }
 
 // Sink is an exactly-once streaming sink into a Delta table
@@ -46,8 +46,18 @@ var (
 )
 
 // NewSink returns a sink writing to the Delta table at path.
-func NewSink(path string, opts SinkOptions) *Sink {
-	return &Sink{path: path, opts: opts, lastVer: -1}
+func NewSink(path string, opts SinkOptions) (*Sink, error) {
+	if path == "" {
+		return nil, fmt.Errorf("lake: NewSink needs the table's path")
+	}
+	seen := map[string]bool{}
+	for _, k := range opts.KeyColumns {
+		if seen[k] {
+			return nil, fmt.Errorf("lake: sink %s: key column %q is listed twice", path, k)
+		}
+		seen[k] = true
+	}
+	return &Sink{path: path, opts: opts, lastVer: -1}, nil
 }
 
 // Name describes the sink.
@@ -79,7 +89,7 @@ func (s *Sink) tableFor(ctx context.Context, schema *arrow.Schema) (*Table, erro
 	if s.table != nil {
 		return s.table, nil
 	}
-	t, err := OpenOrCreate(ctx, s.path, schema, s.tableOptions()...)
+	t, err := OpenOrCreate(ctx, s.path, schema, s.tableOptions())
 	if err != nil {
 		return nil, err
 	}

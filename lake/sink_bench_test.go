@@ -19,7 +19,7 @@ func BenchmarkSinkAppend(b *testing.B) {
 	rec := benchRecord(mem)
 	defer rec.Release()
 	dir := b.TempDir()
-	s := NewSink(dir, SinkOptions{Table: []Option{CheckpointInterval(10)}})
+	s := mustSink(dir, SinkOptions{Table: Options{CheckpointInterval: 10}})
 	ctx := context.Background()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -50,7 +50,7 @@ func BenchmarkScan(b *testing.B) {
 	rec := benchRecord(mem)
 	defer rec.Release()
 	ctx := context.Background()
-	tbl, err := Create(ctx, b.TempDir(), benchSchema)
+	tbl, err := Create(ctx, b.TempDir(), benchSchema, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func (s *Sink) Bind(ctx context.Context, info sinks.BindInfo) (sinks.Identity, e
 	if err != nil {
 		return sinks.Identity{}, fmt.Errorf("lake: sink %s: %w", s.path, err)
 	}
-	t, err := Open(s.path, s.tableOptions()...)
+	t, err := Open(s.path, s.tableOptions())
 	switch {
 	case errors.Is(err, ErrNotATable):
 		// Refuse before creating a new table where the old one should be.
@@ -127,6 +127,4 @@ func checkTxns(path string, snap *Snapshot, info sinks.BindInfo, recs []sinks.Qu
 }
 
 // tableOptions are the options of the table handle the sink opens.
-func (s *Sink) tableOptions() []Option {
-	return append([]Option{PartitionBy(s.opts.PartitionBy...)}, s.opts.Table...)
-}
+func (s *Sink) tableOptions() Options { return s.opts.Table }

@@ -15,7 +15,7 @@ import (
 func TestSinkBind(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "t")
-	s := NewSink(path, SinkOptions{})
+	s := mustSink(path, SinkOptions{})
 	info := sinks.BindInfo{QueryID: "q1", Checkpoint: "/ckpt", LastCommitted: -1, LastPlanned: -1, Mode: sinks.Append, Schema: testSchema}
 	id, err := s.Bind(ctx, info)
 	if err != nil {
@@ -35,7 +35,7 @@ func TestSinkBind(t *testing.T) {
 	runBatch(t, s, memory.DefaultAllocator, sinks.Append, 0, []row{{id: 1, name: "a", value: 1, ts: 1, part: "x"}})
 
 	// The checkpoint was recreated: a new query id with the same directory.
-	again := NewSink(path, SinkOptions{})
+	again := mustSink(path, SinkOptions{})
 	info2 := info
 	info2.QueryID = "q2"
 	if _, err := again.Bind(ctx, info2); !errors.Is(err, sinks.ErrSinkMismatch) {
@@ -49,7 +49,7 @@ func TestSinkBind(t *testing.T) {
 	} {
 		i := info2
 		c(&i)
-		if _, err := NewSink(path, SinkOptions{}).Bind(ctx, i); err != nil {
+		if _, err := mustSink(path, SinkOptions{}).Bind(ctx, i); err != nil {
 			t.Fatalf("%+v: %v", i, err)
 		}
 	}

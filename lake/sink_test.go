@@ -14,6 +14,15 @@ import (
 	"github.com/millrace/millrace/sinks"
 )
 
+// mustSink is NewSink for options known to be good.
+func mustSink(path string, opts SinkOptions) *Sink {
+	s, err := NewSink(path, opts)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
 func runBatch(t *testing.T, s *Sink, mem memory.Allocator, mode sinks.OutputMode, id int64, rows []row) bool {
 	t.Helper()
 	ctx := context.Background()
@@ -46,11 +55,11 @@ func TestSinkModesExactlyOnce(t *testing.T) {
 	for _, mode := range []sinks.OutputMode{sinks.Append, sinks.Complete, sinks.Update} {
 		t.Run(mode.String(), func(t *testing.T) {
 			dir := t.TempDir()
-			opts := SinkOptions{PartitionBy: []string{"part"}, Table: []Option{WithAllocator(mem), CheckpointInterval(4)}}
+			opts := SinkOptions{Table: Options{PartitionBy: []string{"part"}, Allocator: mem, CheckpointInterval: 4}}
 			if mode == sinks.Update {
 				opts.KeyColumns = []string{"id"}
 			}
-			s := NewSink(dir, opts)
+			s := mustSink(dir, opts)
 			var want []row
 			oracle := map[int64]row{}
 			for id := int64(0); id < 6; id++ {
@@ -68,7 +77,7 @@ func TestSinkModesExactlyOnce(t *testing.T) {
 					t.Fatalf("replayed batch %d was not skipped", id)
 				}
 				// A fresh sink (restart) also skips it.
-				if runBatch(t, NewSink(dir, opts), mem, mode, id, rows) {
+				if runBatch(t, mustSink(dir, opts), mem, mode, id, rows) {
 					t.Fatalf("batch %d not skipped after restart", id)
 				}
 				switch mode {
@@ -106,7 +115,7 @@ func TestKilledWriterLeavesTableReadable(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	dir := t.TempDir()
-	tbl, err := Create(ctx, dir, testSchema, PartitionBy("part"), WithAllocator(mem))
+	tbl, err := Create(ctx, dir, testSchema, Options{PartitionBy: []string{"part"}, Allocator: mem})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +145,7 @@ func TestKilledWriterLeavesTableReadable(t *testing.T) {
 
 // Update without key columns is refused with advice, at Start and at Begin.
 func TestSinkUpdateNeedsKeyColumns(t *testing.T) {
-	s := NewSink(filepath.Join(t.TempDir(), "t"), SinkOptions{})
+	s := mustSink(filepath.Join(t.TempDir(), "t"), SinkOptions{})
 	for _, m := range []sinks.OutputMode{sinks.Append, sinks.Complete} {
 		if err := s.CheckMode(m); err != nil {
 			t.Fatalf("%s: %v", m, err)

@@ -37,7 +37,7 @@ func TestSourceStreamsCommits(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	dir := t.TempDir()
-	tbl, err := Create(ctx, dir, testSchema, PartitionBy("part"), WithAllocator(mem))
+	tbl, err := Create(ctx, dir, testSchema, Options{PartitionBy: []string{"part"}, Allocator: mem})
 	if err != nil {
 		t.Fatal(err)
 	}

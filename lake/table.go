@@ -13,7 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// Options configure a Table handle.
+// Options configure a Table handle; the zero value gives the defaults.
 type Options struct {
 	// PartitionBy names the partition columns of a table Create makes.
 	PartitionBy []string
@@ -29,24 +29,6 @@ type Options struct {
 	Allocator memory.Allocator
 }
 
-// Option sets a field of Options.
-type Option func(*Options)
-
-// PartitionBy sets the partition columns of a new table.
-func PartitionBy(cols ...string) Option { return func(o *Options) { o.PartitionBy = cols } }
-
-// TargetFileSize sets the size in bytes at which data files roll over.
-func TargetFileSize(n int64) Option { return func(o *Options) { o.TargetFileSize = n } }
-
-// CheckpointInterval sets how many commits pass between log checkpoints.
-func CheckpointInterval(n int) Option { return func(o *Options) { o.CheckpointInterval = n } }
-
-// Configuration sets metaData.configuration of a new table.
-func Configuration(kv map[string]string) Option { return func(o *Options) { o.Configuration = kv } }
-
-// WithAllocator sets the Arrow allocator.
-func WithAllocator(mem memory.Allocator) Option { return func(o *Options) { o.Allocator = mem } }
-
 // Table is a handle on a Delta table at a local path. Its methods are safe
 // for use by one goroutine at a time; several handles and processes may
 // write one table concurrently (optimistic concurrency).
@@ -56,14 +38,14 @@ type Table struct {
 	now  func() time.Time
 }
 
-func newTable(path string, opts []Option) (*Table, error) {
+func newTable(path string, opts Options) (*Table, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("lake: table path %s: %w", path, err)
 	}
-	t := &Table{root: abs, now: time.Now, opts: Options{TargetFileSize: 128 << 20, CheckpointInterval: 10, Allocator: memory.DefaultAllocator}}
-	for _, o := range opts {
-		o(&t.opts)
+	t := &Table{root: abs, now: time.Now, opts: opts}
+	if t.opts.Allocator == nil {
+		t.opts.Allocator = memory.DefaultAllocator
 	}
 	if t.opts.TargetFileSize <= 0 {
 		t.opts.TargetFileSize = 128 << 20
@@ -77,7 +59,7 @@ func newTable(path string, opts []Option) (*Table, error) {
 // Create makes a new table at path with the given Arrow schema (commit 0:
 // protocol and metaData). It fails with ErrTableExists if path already
 // holds one.
-func Create(ctx context.Context, path string, schema *arrow.Schema, opts ...Option) (*Table, error) {
+func Create(ctx context.Context, path string, schema *arrow.Schema, opts Options) (*Table, error) {
 	t, err := newTable(path, opts)
 	if err != nil {
 		return nil, err
@@ -120,7 +102,7 @@ func Create(ctx context.Context, path string, schema *arrow.Schema, opts ...Opti
 }
 
 // Open returns a handle on the existing table at path.
-func Open(path string, opts ...Option) (*Table, error) {
+func Open(path string, opts Options) (*Table, error) {
 	t, err := newTable(path, opts)
 	if err != nil {
 		return nil, err
@@ -133,12 +115,12 @@ func Open(path string, opts ...Option) (*Table, error) {
 
 // OpenOrCreate opens the table at path, creating it with schema if there is
 // none yet.
-func OpenOrCreate(ctx context.Context, path string, schema *arrow.Schema, opts ...Option) (*Table, error) {
-	t, err := Open(path, opts...)
+func OpenOrCreate(ctx context.Context, path string, schema *arrow.Schema, opts Options) (*Table, error) {
+	t, err := Open(path, opts)
 	if errors.Is(err, ErrNotATable) {
-		t, err = Create(ctx, path, schema, opts...)
+		t, err = Create(ctx, path, schema, opts)
 		if errors.Is(err, ErrTableExists) {
-			return Open(path, opts...)
+			return Open(path, opts)
 		}
 	}
 	return t, err

@@ -123,11 +123,11 @@ func TestAppendOverwriteTimeTravel(t *testing.T) {
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			defer mem.AssertSize(t, 0)
 			dir := t.TempDir()
-			tbl, err := Create(ctx, dir, testSchema, PartitionBy(parts...), TargetFileSize(4<<10), WithAllocator(mem), CheckpointInterval(3))
+			tbl, err := Create(ctx, dir, testSchema, Options{PartitionBy: parts, TargetFileSize: 4 << 10, Allocator: mem, CheckpointInterval: 3})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := Create(ctx, dir, testSchema); !errors.Is(err, ErrTableExists) {
+			if _, err := Create(ctx, dir, testSchema, Options{}); !errors.Is(err, ErrTableExists) {
 				t.Fatalf("second Create: %v", err)
 			}
 			rng := rand.New(rand.NewSource(1))
@@ -215,7 +215,7 @@ func TestMergeOracle(t *testing.T) {
 			ctx := context.Background()
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			defer mem.AssertSize(t, 0)
-			tbl, err := Create(ctx, t.TempDir(), testSchema, PartitionBy(parts...), TargetFileSize(2<<10), WithAllocator(mem))
+			tbl, err := Create(ctx, t.TempDir(), testSchema, Options{PartitionBy: parts, TargetFileSize: 2 << 10, Allocator: mem})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -277,7 +277,7 @@ func TestConcurrentAppendsAndConflicts(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	dir := t.TempDir()
-	if _, err := Create(ctx, dir, testSchema, WithAllocator(mem)); err != nil {
+	if _, err := Create(ctx, dir, testSchema, Options{Allocator: mem}); err != nil {
 		t.Fatal(err)
 	}
 	const writers, commits = 4, 5
@@ -289,7 +289,7 @@ func TestConcurrentAppendsAndConflicts(t *testing.T) {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			tbl, err := Open(dir, WithAllocator(mem))
+			tbl, err := Open(dir, Options{Allocator: mem})
 			if err != nil {
 				errs <- err
 				return
@@ -314,7 +314,7 @@ func TestConcurrentAppendsAndConflicts(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	tbl, _ := Open(dir, WithAllocator(mem))
+	tbl, _ := Open(dir, Options{Allocator: mem})
 	s, _ := tbl.Snapshot()
 	if s.Version() != writers*commits {
 		t.Fatalf("version %d", s.Version())

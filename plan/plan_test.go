@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"github.com/millrace/millrace/internal/testutil"
 	"strings"
 	"testing"
 	"time"
@@ -64,7 +65,7 @@ func TestTypeOf(t *testing.T) {
 }
 
 func TestNodesAnalyzeAndExplain(t *testing.T) {
-	scan := &Scan{Source: memory.New(testSchema)}
+	scan := &Scan{Source: testutil.Must(memory.New(testSchema, memory.Options{}))}
 	if _, err := NewFilter(scan, col("i64")); err == nil {
 		t.Fatal("filter on a number: no error")
 	}

@@ -29,5 +29,14 @@
 // Write is called from one goroutine at a time. The order of rows within a
 // batch is not part of the contract for stateless queries.
 //
+// # Constructors
+//
+// Every connector is built the same way: New(required…, Options) (*T,
+// error). Required settings (a path, a schema) are positional; every
+// optional one is a field of an Options struct whose zero value means the
+// defaults; the error reports a bad setting when the connector is built,
+// not at the first trigger. A connector without settings takes no Options
+// but keeps the error (blackhole.New). package sources says the same of sources.
+//
 // Read next: package exec, the driver that calls these.
 package sinks

@@ -20,5 +20,14 @@
 // deterministic order; the driver never relies on the order between
 // partitions.
 //
+// # Constructors
+//
+// Every connector is built the same way: New(required…, Options) (*T,
+// error). Required settings (a path, a schema) are positional; every
+// optional one is a field of an Options struct whose zero value means the
+// defaults; the error reports a bad setting when the connector is built,
+// not at the first trigger. A connector without settings takes no Options
+// but keeps the error (blackhole.New).
+//
 // Read next: package sinks, the other end of a query.
 package sources

@@ -3,6 +3,7 @@ package nexmark
 import (
 	"context"
 	"errors"
+	"github.com/millrace/millrace/internal/testutil"
 	"testing"
 
 	"github.com/millrace/millrace"
@@ -32,7 +33,7 @@ func TestReplayAfterCrash(t *testing.T) {
 		}
 		return q.AwaitTermination(context.Background())
 	}
-	first, second := blackhole.New(), blackhole.New()
+	first, second := testutil.Must(blackhole.New()), testutil.Must(blackhole.New())
 	err := start(first, func(step string, batch int64) error {
 		if step == exec.StepDataRead && batch == 3 {
 			return crash

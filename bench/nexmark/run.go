@@ -28,7 +28,10 @@ type RunOptions struct {
 // runs on the simulated clock of clock.go.
 func Run(ctx context.Context, q Query, cfg Config, o RunOptions) (Result, error) {
 	g := NewGenerator(q.Configure(cfg))
-	sink := blackhole.New()
+	sink, err := blackhole.New()
+	if err != nil {
+		return Result{}, err
+	}
 	out := newFlatSink(sink)
 	w := q.Build(g).WriteStream(out).
 		OutputMode(q.Mode).

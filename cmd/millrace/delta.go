@@ -34,8 +34,8 @@ delta-rs. history, files and read never change the table; optimize and vacuum do
 }
 
 // openTable opens the table at path, explaining the common failures.
-func openTable(path string, opts ...lake.Option) (*lake.Table, error) {
-	t, err := lake.Open(path, opts...)
+func openTable(path string, opts lake.Options) (*lake.Table, error) {
+	t, err := lake.Open(path, opts)
 	if err != nil {
 		return nil, tableErr(path, err)
 	}
@@ -113,7 +113,7 @@ key=value pairs. A version whose commit has no commitInfo shows "-".`,
 			if err := checkFormat(format, "text", "json"); err != nil {
 				return err
 			}
-			t, err := openTable(args[0])
+			t, err := openTable(args[0], lake.Options{})
 			if err != nil {
 				return err
 			}
@@ -221,7 +221,7 @@ total.`,
 			if err := checkFormat(format, "text", "json"); err != nil {
 				return err
 			}
-			t, err := openTable(args[0])
+			t, err := openTable(args[0], lake.Options{})
 			if err != nil {
 				return err
 			}
@@ -317,14 +317,14 @@ time travel until vacuum deletes them.`,
   millrace delta optimize --target-size 268435456 /data/clicks`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var opts []lake.Option
+			var opts lake.Options
 			if cmd.Flags().Changed("target-size") {
 				if target <= 0 {
 					return fmt.Errorf("--target-size %d: must be a positive number of bytes", target)
 				}
-				opts = append(opts, lake.TargetFileSize(target))
+				opts.TargetFileSize = target
 			}
-			t, err := openTable(args[0], opts...)
+			t, err := openTable(args[0], opts)
 			if err != nil {
 				return err
 			}
@@ -372,7 +372,7 @@ table's delta.deletedFileRetentionDuration (one week); a shorter one needs
 					o.Retention = time.Nanosecond
 				}
 			}
-			t, err := openTable(args[0])
+			t, err := openTable(args[0], lake.Options{})
 			if err != nil {
 				return err
 			}

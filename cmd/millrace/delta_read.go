@@ -64,7 +64,7 @@ file stats skip the files that cannot match.`,
 					limit = 20
 				}
 			}
-			t, err := openTable(path)
+			t, err := openTable(path, lake.Options{})
 			if err != nil {
 				return err
 			}
@@ -221,7 +221,10 @@ func newTableWriter(ctx context.Context, sc *arrow.Schema, limit int, w io.Write
 	if numRows == 0 {
 		numRows = math.MaxInt32
 	}
-	sink := console.New(console.Options{Writer: &tw.buf, NumRows: numRows})
+	sink, err := console.New(console.Options{Writer: &tw.buf, NumRows: numRows})
+	if err != nil {
+		return nil, err
+	}
 	bw, err := sink.Begin(ctx, sinks.BatchInfo{Schema: sc})
 	if err != nil {
 		return nil, err

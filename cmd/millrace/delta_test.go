@@ -59,7 +59,7 @@ func makeTable(t *testing.T) (string, int64) {
 	defer mem.AssertSize(t, 0)
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "people")
-	tbl, err := lake.Create(ctx, path, testSchema, lake.PartitionBy("part"), lake.WithAllocator(mem))
+	tbl, err := lake.Create(ctx, path, testSchema, lake.Options{PartitionBy: []string{"part"}, Allocator: mem})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,10 +84,13 @@ summary closes it, with where the table is and its latest rows read back.`,
 func runDemo(ctx context.Context, stdout, stderr io.Writer, f demoFlags) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	src := clicks.New(clicks.Options{
+	src, err := clicks.New(clicks.Options{
 		Seed: f.seed, Events: f.events, EventsPerSecond: f.rate,
 		MaxEventsPerTrigger: f.perTrigger, Campaigns: f.campaigns, LateFraction: f.late,
 	})
+	if err != nil {
+		return err
+	}
 	counts := millrace.ReadStream(src).
 		WithWatermark("event_time", f.watermark).
 		GroupBy(millrace.Window(millrace.Col("event_time"), f.window), millrace.Col("campaign_id")).
@@ -99,7 +102,9 @@ func runDemo(ctx context.Context, stdout, stderr io.Writer, f demoFlags) error {
 	}
 	var sink sinks.Sink
 	if f.console {
-		sink = console.New(console.Options{Writer: out, NumRows: f.rows, Truncate: -1})
+		if sink, err = console.New(console.Options{Writer: out, NumRows: f.rows, Truncate: -1}); err != nil {
+			return err
+		}
 	} else {
 		if f.table == "" {
 			dir, err := os.MkdirTemp("", "millrace-demo-")
@@ -108,7 +113,9 @@ func runDemo(ctx context.Context, stdout, stderr io.Writer, f demoFlags) error {
 			}
 			f.table = filepath.Join(dir, "clicks_per_window")
 		}
-		sink = lake.NewSink(f.table, lake.SinkOptions{})
+		if sink, err = lake.NewSink(f.table, lake.SinkOptions{}); err != nil {
+			return err
+		}
 	}
 	total := f.events
 	if total == 0 {

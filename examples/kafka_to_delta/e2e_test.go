@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/millrace/millrace/internal/testutil"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -145,7 +146,7 @@ func TestKafkaToDeltaSurvivesKills(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := millrace.ReadStream(src).FromJSON("value", clickSchema).WriteStream(blackhole.New()).Trigger(millrace.AvailableNow()).Start(context.Background())
+	q, err := millrace.ReadStream(src).FromJSON("value", clickSchema).WriteStream(testutil.Must(blackhole.New())).Trigger(millrace.AvailableNow()).Start(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,11 @@ func run(brokers, topic, table, ckpt string, perTrigger int64, availableNow bool
 	if availableNow {
 		trigger = millrace.AvailableNow()
 	}
-	q, err := counts.WriteStream(lake.NewSink(table, lake.SinkOptions{})).
+	sink, err := lake.NewSink(table, lake.SinkOptions{})
+	if err != nil {
+		return err
+	}
+	q, err := counts.WriteStream(sink).
 		OutputMode(millrace.Append).
 		Trigger(trigger).
 		QueryName("clicks_per_hour").

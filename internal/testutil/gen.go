@@ -96,3 +96,12 @@ func ReleaseAll(arrs []arrow.Array) {
 		a.Release()
 	}
 }
+
+// Must returns v, panicking on err: for constructors in tests, whose
+// options are known to be good.
+func Must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}

@@ -21,8 +21,9 @@ var (
 	_ sinks.Metricer = (*Sink)(nil)
 )
 
-// New returns an empty blackhole sink.
-func New() *Sink { return &Sink{} }
+// New returns an empty blackhole sink. It has no options; the error is
+// always nil, and there for the connectors' common constructor shape.
+func New() (*Sink, error) { return &Sink{}, nil }
 
 // Name describes the sink in progress events.
 func (s *Sink) Name() string { return "BlackholeSink" }

@@ -2,6 +2,7 @@ package blackhole
 
 import (
 	"context"
+	"github.com/millrace/millrace/internal/testutil"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -115,7 +116,7 @@ func TestSinkCountsCommittedBatches(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	rec := randomRecord(mem, r, 100, true)
 	defer rec.Release()
-	s := New()
+	s := testutil.Must(New())
 	ctx := context.Background()
 	for id, commit := range []bool{true, false, true} {
 		w, _ := s.Begin(ctx, sinks.BatchInfo{BatchID: int64(id), Schema: schema})
@@ -139,7 +140,7 @@ func BenchmarkBlackholeWrite(b *testing.B) {
 	r := rand.New(rand.NewPCG(7, 8))
 	rec := randomRecord(mem, r, 8192, false)
 	defer rec.Release()
-	s := New()
+	s := testutil.Must(New())
 	ctx := context.Background()
 	w, _ := s.Begin(ctx, sinks.BatchInfo{})
 	start := time.Now()

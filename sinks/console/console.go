@@ -34,7 +34,10 @@ type Sink struct {
 var _ sinks.Sink = (*Sink)(nil)
 
 // New returns a console sink.
-func New(opts Options) *Sink {
+func New(opts Options) (*Sink, error) {
+	if opts.NumRows < 0 {
+		return nil, fmt.Errorf("console sink: NumRows is %d; it must be 0 (the default, 20) or more", opts.NumRows)
+	}
 	if opts.Writer == nil {
 		opts.Writer = os.Stdout
 	}
@@ -44,7 +47,7 @@ func New(opts Options) *Sink {
 	if opts.Truncate == 0 {
 		opts.Truncate = 20
 	}
-	return &Sink{opts: opts}
+	return &Sink{opts: opts}, nil
 }
 
 // Name describes the sink in progress events.

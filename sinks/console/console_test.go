@@ -3,6 +3,7 @@ package console
 import (
 	"bytes"
 	"context"
+	"github.com/millrace/millrace/internal/testutil"
 	"strings"
 	"testing"
 
@@ -114,7 +115,7 @@ only showing top 1 row
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
 			tc.opts.Writer = &out
-			run(t, mem, New(tc.opts), 7, tc.sizes...)
+			run(t, mem, testutil.Must(New(tc.opts)), 7, tc.sizes...)
 			want := tc.want
 			if out.String() != want {
 				t.Fatalf("got\n%s\nwant\n%s", out.String(), want)
@@ -127,7 +128,7 @@ func TestConsoleTruncateAndAbort(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	var out bytes.Buffer
-	s := New(Options{Writer: &out, Truncate: 10})
+	s := testutil.Must(New(Options{Writer: &out, Truncate: 10}))
 	ctx := context.Background()
 	w, _ := s.Begin(ctx, sinks.BatchInfo{BatchID: 0, Schema: schema})
 	r := rec(mem, 1, true)

@@ -3,6 +3,7 @@ package file_test
 import (
 	"context"
 	"fmt"
+	"github.com/millrace/millrace/internal/testutil"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ import (
 )
 
 func clickCounts(mem memory.Allocator) *millrace.Stream {
-	src := clicks.New(clicks.Options{Seed: 7, Events: 30_000, MaxEventsPerTrigger: 5_000})
+	src := testutil.Must(clicks.New(clicks.Options{Seed: 7, Events: 30_000, MaxEventsPerTrigger: 5_000}))
 	return millrace.ReadStream(src).
 		WithWatermark("event_time", 2*time.Second).
 		GroupBy(millrace.Window(millrace.Col("event_time"), 5*time.Second), millrace.Col("campaign_id")).

@@ -7,7 +7,7 @@
 //
 //   - Append adds the batch's rows to the table.
 //   - Complete replaces the table with the batch's rows.
-//   - Update with key columns (WithKeys) upserts: a row replaces the row with
+//   - Update with key columns (Options.Keys) upserts: a row replaces the row with
 //     the same key values, keeping its position; new keys are appended.
 //     Without keys, Update appends, as Spark's memory sink does. The key
 //     index covers rows written by Update; a Complete batch clears it.

@@ -28,22 +28,29 @@ type Sink struct {
 
 var _ sinks.Sink = (*Sink)(nil)
 
-// Option configures a Sink.
-type Option func(*Sink)
-
-// WithKeys sets the key columns Update mode upserts by.
-func WithKeys(cols ...string) Option { return func(s *Sink) { s.keys = slices.Clone(cols) } }
-
-// WithName sets the name reported in progress events (default "MemorySink").
-func WithName(name string) Option { return func(s *Sink) { s.name = name } }
+// Options configure a Sink; the zero value gives the defaults.
+type Options struct {
+	// Keys are the key columns Update mode upserts by (none: Update
+	// appends the changed rows).
+	Keys []string
+	// Name is reported in progress events (default "MemorySink").
+	Name string
+}
 
 // New returns an empty table.
-func New(opts ...Option) *Sink {
-	s := &Sink{name: "MemorySink", last: -1}
-	for _, o := range opts {
-		o(s)
+func New(opts Options) (*Sink, error) {
+	s := &Sink{name: opts.Name, keys: slices.Clone(opts.Keys), last: -1}
+	if s.name == "" {
+		s.name = "MemorySink"
 	}
-	return s
+	seen := map[string]bool{}
+	for _, k := range s.keys {
+		if seen[k] {
+			return nil, fmt.Errorf("memory sink: key column %q is listed twice", k)
+		}
+		seen[k] = true
+	}
+	return s, nil
 }
 
 // Name describes the sink in progress events.

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"github.com/millrace/millrace/internal/testutil"
 	"reflect"
 	"sync"
 	"testing"
@@ -130,7 +131,7 @@ func TestMemorySinkModes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			defer mem.AssertSize(t, 0)
-			s := New(WithKeys(tc.keys...))
+			s := testutil.Must(New(Options{Keys: tc.keys}))
 			defer s.Close()
 			for i, st := range tc.steps {
 				if got := write(t, mem, s, st.id, st.mode, st.commit, st.rows); got != st.skip {
@@ -150,7 +151,7 @@ func TestMemorySinkModes(t *testing.T) {
 func TestMemorySinkValuesRecordsSorted(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	s := New()
+	s := testutil.Must(New(Options{}))
 	if recs, err := s.Records(mem); recs != nil || err != nil {
 		t.Fatalf("empty table records %v %v", recs, err)
 	}
@@ -187,7 +188,7 @@ func TestMemorySinkValuesRecordsSorted(t *testing.T) {
 }
 
 func TestMemorySinkBadKey(t *testing.T) {
-	s := New(WithKeys("nope"))
+	s := testutil.Must(New(Options{Keys: []string{"nope"}}))
 	_, err := s.Begin(context.Background(), sinks.BatchInfo{BatchID: 0, Mode: sinks.Update, Schema: schema})
 	if err == nil {
 		t.Fatal("unknown key column accepted")
@@ -197,7 +198,7 @@ func TestMemorySinkBadKey(t *testing.T) {
 func TestMemorySinkConcurrentReads(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	s := New()
+	s := testutil.Must(New(Options{}))
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	wg.Add(1)

@@ -105,8 +105,18 @@ var (
 )
 
 // New returns a generator.
-func New(o Options) *Source {
-	return &Source{o: o.withDefaults(), schema: Schema()}
+func New(o Options) (*Source, error) {
+	switch {
+	case o.Events < 0:
+		return nil, fmt.Errorf("clicks: Events is %d; it must be 0 (endless) or more", o.Events)
+	case o.EventsPerSecond < 0:
+		return nil, fmt.Errorf("clicks: EventsPerSecond is %d; it must be 0 (as fast as possible) or more", o.EventsPerSecond)
+	case o.LateFraction < 0 || o.LateFraction > 1:
+		return nil, fmt.Errorf("clicks: LateFraction is %g; it must be within [0, 1]", o.LateFraction)
+	case o.MaxEventsPerTrigger < 0:
+		return nil, fmt.Errorf("clicks: MaxEventsPerTrigger is %d; it must be 0 (no limit) or more", o.MaxEventsPerTrigger)
+	}
+	return &Source{o: o.withDefaults(), schema: Schema()}, nil
 }
 
 // Name describes the source in progress events.

@@ -2,6 +2,7 @@ package clicks
 
 import (
 	"context"
+	"github.com/millrace/millrace/internal/testutil"
 	"testing"
 	"time"
 
@@ -49,13 +50,13 @@ func readAll(t *testing.T, s *Source, start, end sources.Offset) [4][]int64 {
 func TestClicksSplitInvariant(t *testing.T) {
 	ctx := context.Background()
 	o := Options{Seed: 7, Events: 20_000, Campaigns: 50, Users: 1000}
-	whole := New(Options{Seed: 7, Events: 20_000, Campaigns: 50, Users: 1000, NumPartitions: 1})
+	whole := testutil.Must(New(Options{Seed: 7, Events: 20_000, Campaigns: 50, Users: 1000, NumPartitions: 1}))
 	want := readAll(t, whole, encode(0), encode(20_000))
 
 	for _, perTrigger := range []int64{1, 999, 20_000} {
 		o.MaxEventsPerTrigger = perTrigger
 		o.NumPartitions = 3
-		s := New(o)
+		s := testutil.Must(New(o))
 		start, err := s.InitialOffset(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -114,7 +115,7 @@ func TestClicksSplitInvariant(t *testing.T) {
 func TestClicksPacingAndAvailableNow(t *testing.T) {
 	ctx := context.Background()
 	now := time.Unix(1000, 0)
-	s := New(Options{EventsPerSecond: 100, Clock: func() time.Time { return now }})
+	s := testutil.Must(New(Options{EventsPerSecond: 100, Clock: func() time.Time { return now }}))
 	start, err := s.InitialOffset(ctx)
 	if err != nil {
 		t.Fatal(err)

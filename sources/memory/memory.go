@@ -31,23 +31,28 @@ var (
 	_ sources.AvailableNow = (*Source)(nil)
 )
 
-// Option configures a Source.
-type Option func(*Source)
-
-// WithAllocator sets the allocator AddRows builds records with (default
-// memory.DefaultAllocator).
-func WithAllocator(mem memory.Allocator) Option { return func(s *Source) { s.mem = mem } }
-
-// WithName sets the name reported in progress events (default "MemorySource").
-func WithName(name string) Option { return func(s *Source) { s.name = name } }
+// Options configure a Source; the zero value gives the defaults.
+type Options struct {
+	// Allocator builds the records of AddRows (default
+	// memory.DefaultAllocator).
+	Allocator memory.Allocator
+	// Name is reported in progress events (default "MemorySource").
+	Name string
+}
 
 // New returns an empty source whose records have the given schema.
-func New(schema *arrow.Schema, opts ...Option) *Source {
-	s := &Source{schema: schema, mem: memory.DefaultAllocator, name: "MemorySource"}
-	for _, o := range opts {
-		o(s)
+func New(schema *arrow.Schema, opts Options) (*Source, error) {
+	if schema == nil {
+		return nil, fmt.Errorf("memory source: New needs a schema")
 	}
-	return s
+	s := &Source{schema: schema, mem: opts.Allocator, name: opts.Name}
+	if s.mem == nil {
+		s.mem = memory.DefaultAllocator
+	}
+	if s.name == "" {
+		s.name = "MemorySource"
+	}
+	return s, nil
 }
 
 type offset struct {

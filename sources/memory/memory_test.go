@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"errors"
+	"github.com/millrace/millrace/internal/testutil"
 	"sync"
 	"testing"
 	"time"
@@ -46,7 +47,7 @@ func ids(t *testing.T, mem memory.Allocator, s *Source, start, end sources.Offse
 func TestMemorySourceOffsetsAndLimits(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	s := New(schema, WithAllocator(mem))
+	s := testutil.Must(New(schema, Options{Allocator: mem}))
 	defer s.Close()
 	ctx := context.Background()
 	start, _ := s.InitialOffset(ctx)
@@ -133,7 +134,7 @@ func TestMemorySourceOffsetsAndLimits(t *testing.T) {
 func TestMemorySourceErrors(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	s := New(schema, WithAllocator(mem))
+	s := testutil.Must(New(schema, Options{Allocator: mem}))
 	defer s.Close()
 	for _, row := range [][]any{
 		{1, "a"},
@@ -163,7 +164,7 @@ func TestMemorySourceErrors(t *testing.T) {
 func TestMemorySourceEmitErrorReleases(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	s := New(schema, WithAllocator(mem))
+	s := testutil.Must(New(schema, Options{Allocator: mem}))
 	defer s.Close()
 	for i := 0; i < 3; i++ {
 		s.AddRows([]any{i, "x", nil})
@@ -179,7 +180,7 @@ func TestMemorySourceEmitErrorReleases(t *testing.T) {
 func TestMemorySourceConcurrentAdd(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	s := New(schema, WithAllocator(mem))
+	s := testutil.Must(New(schema, Options{Allocator: mem}))
 	defer s.Close()
 	ctx := context.Background()
 	const writers, each = 4, 50

@@ -46,7 +46,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	src := clicks.New(clicks.Options{Seed: 42, Events: *events, MaxEventsPerTrigger: *perTrigger})
+	src, err := clicks.New(clicks.Options{Seed: 42, Events: *events, MaxEventsPerTrigger: *perTrigger})
+	if err != nil {
+		return err
+	}
 	window := millrace.Window(millrace.Col("event_time"), 5*time.Second)
 	aggs := []millrace.Column{
 		millrace.Count().As("clicks"),
@@ -68,9 +71,15 @@ func run() error {
 		// clicks joined with a second click stream's clicks of the same user
 		// within 5 s after; unmatched clicks come out with nulls when the
 		// watermark passes them
-		other := clicks.New(clicks.Options{Seed: 43, Events: *events, MaxEventsPerTrigger: *perTrigger, Users: 20_000})
-		left := millrace.ReadStream(clicks.New(clicks.Options{Seed: 42, Events: *events, MaxEventsPerTrigger: *perTrigger, Users: 20_000})).
-			WithWatermark("event_time", 5*time.Second)
+		other, err := clicks.New(clicks.Options{Seed: 43, Events: *events, MaxEventsPerTrigger: *perTrigger, Users: 20_000})
+		if err != nil {
+			return err
+		}
+		one, err := clicks.New(clicks.Options{Seed: 42, Events: *events, MaxEventsPerTrigger: *perTrigger, Users: 20_000})
+		if err != nil {
+			return err
+		}
+		left := millrace.ReadStream(one).WithWatermark("event_time", 5*time.Second)
 		right := millrace.ReadStream(other).
 			Select(millrace.Col("user_id").As("r_user"), millrace.Col("event_time").As("r_time"), millrace.Col("campaign_id").As("r_campaign")).
 			WithWatermark("r_time", 5*time.Second)

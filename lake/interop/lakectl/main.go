@@ -75,7 +75,7 @@ func run(args []string) error {
 		}
 		return printRows(rows)
 	case "create":
-		_, err := lake.Create(ctx, dir, schema, lake.PartitionBy("part"))
+		_, err := lake.Create(ctx, dir, schema, lake.Options{PartitionBy: []string{"part"}})
 		return err
 	case "append":
 		if len(args) != 4 {
@@ -83,7 +83,7 @@ func run(args []string) error {
 		}
 		w, _ := strconv.ParseInt(args[2], 10, 64)
 		n, _ := strconv.Atoi(args[3])
-		t, err := lake.Open(dir)
+		t, err := lake.Open(dir, lake.Options{})
 		if err != nil {
 			return err
 		}
@@ -171,14 +171,14 @@ func build(rows []row) arrow.RecordBatch {
 // writeScenario writes one interop scenario and returns the rows the table
 // must hold afterwards.
 func writeScenario(ctx context.Context, dir, scenario string) ([]map[string]any, error) {
-	var opts []lake.Option
+	var opts lake.Options
 	switch scenario {
 	case "partitioned", "merge", "optimize", "complete":
-		opts = append(opts, lake.PartitionBy("part"))
+		opts.PartitionBy = []string{"part"}
 	case "checkpoint":
-		opts = append(opts, lake.CheckpointInterval(5))
+		opts.CheckpointInterval = 5
 	}
-	t, err := lake.Create(ctx, dir, schema, opts...)
+	t, err := lake.Create(ctx, dir, schema, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +241,10 @@ func writeScenario(ctx context.Context, dir, scenario string) ([]map[string]any,
 			return nil, err
 		}
 	case "complete":
-		s := lake.NewSink(dir, lake.SinkOptions{PartitionBy: []string{"part"}})
+		s, err := lake.NewSink(dir, lake.SinkOptions{Table: lake.Options{PartitionBy: []string{"part"}}})
+		if err != nil {
+			return nil, err
+		}
 		for b := int64(0); b < 3; b++ {
 			rows := genRows(b*1000, 50+int(b)*10)
 			w, err := s.Begin(ctx, sinks.BatchInfo{QueryID: "query-1", BatchID: b, Mode: sinks.Complete, Schema: schema})
