@@ -3,7 +3,7 @@ GO ?= go
 # Packages with goroutines of their own get the race detector.
 RACE_PKGS = . ./exec/... ./sources/... ./sinks/...
 
-.PHONY: test vet venv kafka unit race interop bench demo build
+.PHONY: test vet venv kafka unit race interop bench demo build spark-venv spark-check spark-record
 
 test: vet venv kafka unit race interop
 
@@ -40,3 +40,26 @@ build:
 
 demo:
 	$(GO) run ./cmd/millrace demo
+
+# The differential check against Apache Spark Structured Streaming (PySpark
+# from PyPI in .venv-spark; Java 17). On demand only, not part of test: it
+# takes about 2.5 s per case on 2 cores. Knobs: SEEDS (per operator × mode),
+# SEED_START, OPS (e.g. OPS=join,window/update), VARIANTS (all,avoid-known),
+# SPARK_THREADS (queries run at once). See docs/SPARK_DIFFERENTIAL.md.
+SEEDS ?= 10
+SEED_START ?= 1
+OPS ?= all
+VARIANTS ?= all,avoid-known
+SPARK_THREADS ?= 2
+
+spark-venv:
+	sh scripts/spark-venv.sh
+
+spark-check: spark-venv
+	nice $(GO) run ./internal/sparkdiff/sparkcheck -seeds $(SEEDS) -seed-start $(SEED_START) \
+		-ops $(OPS) -variants $(VARIANTS) -threads $(SPARK_THREADS)
+
+# Re-records internal/sparkdiff/testdata/golden.json (the Spark output the
+# regular tests replay) after a change to the generator or the golden cases.
+spark-record: spark-venv
+	nice $(GO) run ./internal/sparkdiff/sparkcheck -record -threads $(SPARK_THREADS)

@@ -67,13 +67,19 @@ const (
 // on-demand check counts seeds of.
 type Combo struct {
 	Op, Mode, Join string
+	// Variant names the input variant in reports ("" or "avoid-known").
+	Variant string
 }
 
 func (c Combo) String() string {
+	s := c.Op + "/" + c.Mode
 	if c.Join != "" {
-		return c.Op + "/" + c.Mode + "/" + c.Join
+		s += "/" + c.Join
 	}
-	return c.Op + "/" + c.Mode
+	if c.Variant != "" {
+		s += " (" + c.Variant + ")"
+	}
+	return s
 }
 
 // Combos lists every operator × output mode (× join type) that both Spark

@@ -10,7 +10,22 @@ import (
 // from Spark, each with the issue item that tracks the difference. The test
 // skips them, saying why; delete an entry when its fix lands (the test then
 // fails if the case still differs).
-var knownFailing = map[string]string{}
+var knownFailing = map[string]string{
+	"issue10-item1/session-gap-boundary":         "issue 10 item 1",
+	"issue10-item2/dedup-within-null-time":       "issue 10 item 2",
+	"issue10-item3/watermark-input-without-data": "issue 10 item 3",
+	"issue10-item4/left-outer-null-key-time":     "issue 10 item 4",
+	"issue10-item4/full-outer-null-keys":         "issue 10 item 4",
+	"issue10-item4b/null-key-watermark":          "issue 10 item 4b",
+	"session/append/seed=1":                      "issue 10 item 1: events of key 1 at 21 s and 24 s, gap 3 s",
+	"join/append/left_outer/seed=1":              "issue 10 item 4: a null-key left row emitted before the watermark passes it",
+	"join/append/left_outer/seed=2":              "issue 10 item 4: null-key and null-time left rows",
+	"join/append/right_outer/seed=1":             "issue 10 item 4: a null-time right row emitted",
+	"join/append/right_outer/seed=2":             "issue 10 item 4: a null-key right row emitted before the watermark passes it",
+	"join/append/full_outer/seed=1":              "issue 10 item 3: the right input has no data in trigger 0",
+	"join/append/full_outer/seed=2":              "issue 10 item 4: Spark matches null keys with null keys",
+	"dedup_key/append/seed=2":                    "new (not in issue 10): Spark's dropDuplicates drops rows at or behind the watermark even when the event time is not a key",
+}
 
 // TestGoldenMatchesSpark replays the recorded cases (testdata/golden.json:
 // a few seeds of every operator × output mode, and issue 10's examples)

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/millrace/millrace/internal/sparkdiff"
@@ -27,14 +28,15 @@ func main() {
 	out := flag.String("out", ".cache/sparkcheck", "directory for cases, Spark's results and the failure report")
 	record := flag.Bool("record", false, "re-record "+sparkdiff.GoldenPath+" from Spark instead of checking seeds")
 	verbose := flag.Bool("v", false, "show Spark's per-case progress")
+	variants := flag.String("variants", "all,avoid-known", "input variants: all (everything the generator draws) and/or avoid-known (no input that triggers issue 10's known items 1-4b)")
 	flag.Parse()
-	if err := run(*seeds, *first, *ops, *python, *threads, *partitions, *out, *record, *verbose); err != nil {
+	if err := run(*seeds, *first, *ops, *variants, *python, *threads, *partitions, *out, *record, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "sparkcheck:", err)
 		os.Exit(1)
 	}
 }
 
-func run(seeds int, first int64, ops, python string, threads, partitions int, out string, record, verbose bool) error {
+func run(seeds int, first int64, ops, variants, python string, threads, partitions int, out string, record, verbose bool) error {
 	ctx := context.Background()
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
@@ -54,17 +56,33 @@ func run(seeds int, first int64, ops, python string, threads, partitions int, ou
 	if err != nil {
 		return err
 	}
+	var opts []sparkdiff.GenOptions
+	for _, v := range strings.Split(variants, ",") {
+		switch strings.TrimSpace(v) {
+		case "all":
+			opts = append(opts, sparkdiff.GenOptions{})
+		case "avoid-known":
+			opts = append(opts, sparkdiff.GenOptions{AvoidKnown: true})
+		default:
+			return fmt.Errorf("unknown variant %q: use all and/or avoid-known", v)
+		}
+	}
 	var cases []*sparkdiff.Case
 	comboOf := map[string]sparkdiff.Combo{}
-	for _, c := range combos {
-		for s := first; s < first+int64(seeds); s++ {
-			k := sparkdiff.Generate(c, s)
-			cases = append(cases, k)
-			comboOf[k.Name] = c
+	for _, o := range opts {
+		for _, c := range combos {
+			for s := first; s < first+int64(seeds); s++ {
+				k := sparkdiff.GenerateWith(c, s, o)
+				cases = append(cases, k)
+				comboOf[k.Name] = c
+				if o.AvoidKnown {
+					comboOf[k.Name] = sparkdiff.Combo{Op: c.Op, Mode: c.Mode, Join: c.Join, Variant: "avoid-known"}
+				}
+			}
 		}
 	}
 	start := time.Now()
-	fmt.Printf("sparkcheck: %d cases (%d operator/modes × %d seeds from %d) through Spark…\n", len(cases), len(combos), seeds, first)
+	fmt.Printf("sparkcheck: %d cases (%d operator/modes × %d seeds from %d × %d variants) through Spark…\n", len(cases), len(combos), seeds, first, len(opts))
 	results, sparkErr := sparkdiff.RunSpark(ctx, opt, cases)
 	fmt.Printf("sparkcheck: Spark took %s\n", time.Since(start).Round(time.Second))
 	var verdicts []*sparkdiff.Verdict
