@@ -24,7 +24,12 @@ var knownFailing = map[string]string{
 	"join/append/right_outer/seed=2":             "issue 10 item 4: a null-key right row emitted before the watermark passes it",
 	"join/append/full_outer/seed=1":              "issue 10 item 3: the right input has no data in trigger 0",
 	"join/append/full_outer/seed=2":              "issue 10 item 4: Spark matches null keys with null keys",
-	"dedup_key/append/seed=2":                    "new (not in issue 10): Spark's dropDuplicates drops rows at or behind the watermark even when the event time is not a key",
+	// Differences this check found beyond issue 10's list; see
+	// docs/SPARK_DIFFERENTIAL.md, "Last result".
+	"dedup_key/append/seed=2":               "new difference 1: Spark's dropDuplicates drops rows at or behind the watermark even when the event time is not a key",
+	"new-dedup-key-drops-late-rows":         "new difference 1: Spark's dropDuplicates drops rows at or behind the watermark even when the event time is not a key",
+	"new-join-window-watermark-propagation": "new difference 2: Spark closes windows after a join by the join's output watermark",
+	"new-outer-join-eviction-boundary":      "new difference 3: Spark emits an unmatched row only once the watermark passes its last match time",
 }
 
 // TestGoldenMatchesSpark replays the recorded cases (testdata/golden.json:

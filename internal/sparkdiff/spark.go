@@ -65,6 +65,12 @@ func RunSpark(ctx context.Context, opt SparkOptions, cases []*Case) (map[string]
 	return results, readErr
 }
 
+// ReadSparkResults reads the results an earlier RunSpark left in
+// opt.WorkDir (as far as it got).
+func ReadSparkResults(opt SparkOptions) (map[string]SparkResult, error) {
+	return readResults(filepath.Join(opt.WorkDir, "spark-results.jsonl"))
+}
+
 func readResults(path string) (map[string]SparkResult, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -28,15 +28,16 @@ func main() {
 	out := flag.String("out", ".cache/sparkcheck", "directory for cases, Spark's results and the failure report")
 	record := flag.Bool("record", false, "re-record "+sparkdiff.GoldenPath+" from Spark instead of checking seeds")
 	verbose := flag.Bool("v", false, "show Spark's per-case progress")
+	reuse := flag.Bool("reuse", false, "do not run Spark: judge the cases and Spark results an earlier run left in -out (to re-check Millrace after a fix in seconds)")
 	variants := flag.String("variants", "all,avoid-known", "input variants: all (everything the generator draws) and/or avoid-known (no input that triggers issue 10's known items 1-4b)")
 	flag.Parse()
-	if err := run(*seeds, *first, *ops, *variants, *python, *threads, *partitions, *out, *record, *verbose); err != nil {
+	if err := run(*seeds, *first, *ops, *variants, *python, *threads, *partitions, *out, *record, *reuse, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "sparkcheck:", err)
 		os.Exit(1)
 	}
 }
 
-func run(seeds int, first int64, ops, variants, python string, threads, partitions int, out string, record, verbose bool) error {
+func run(seeds int, first int64, ops, variants, python string, threads, partitions int, out string, record, reuse, verbose bool) error {
 	ctx := context.Background()
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
@@ -81,10 +82,26 @@ func run(seeds int, first int64, ops, variants, python string, threads, partitio
 			}
 		}
 	}
-	start := time.Now()
-	fmt.Printf("sparkcheck: %d cases (%d operator/modes × %d seeds from %d × %d variants) through Spark…\n", len(cases), len(combos), seeds, first, len(opts))
-	results, sparkErr := sparkdiff.RunSpark(ctx, opt, cases)
-	fmt.Printf("sparkcheck: Spark took %s\n", time.Since(start).Round(time.Second))
+	var results map[string]sparkdiff.SparkResult
+	var sparkErr error
+	if reuse {
+		if results, err = sparkdiff.ReadSparkResults(opt); err != nil {
+			return err
+		}
+		var have []*sparkdiff.Case
+		for _, c := range cases {
+			if _, ok := results[c.Name]; ok {
+				have = append(have, c)
+			}
+		}
+		fmt.Printf("sparkcheck: judging %d of %d cases against Spark results in %s\n", len(have), len(cases), out)
+		cases = have
+	} else {
+		start := time.Now()
+		fmt.Printf("sparkcheck: %d cases (%d operator/modes × %d seeds from %d × %d variants) through Spark…\n", len(cases), len(combos), seeds, first, len(opts))
+		results, sparkErr = sparkdiff.RunSpark(ctx, opt, cases)
+		fmt.Printf("sparkcheck: Spark took %s\n", time.Since(start).Round(time.Second))
+	}
 	var verdicts []*sparkdiff.Verdict
 	report, err := os.Create(filepath.Join(out, "failures.txt"))
 	if err != nil {
