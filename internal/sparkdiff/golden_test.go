@@ -14,11 +14,6 @@ var runKnown = flag.Bool("known", false, "also run the known-failing golden case
 // skips them, saying why; delete an entry when its fix lands (the test then
 // fails if the case still differs).
 var knownFailing = map[string]string{
-	// Issue 10 item 2, after its fix: Spark forgets a key whose event time
-	// is null at the end of the batch it arrived in (its expiry, 0, is at
-	// or behind any watermark, and eviction runs every batch), not at the
-	// next watermark advance; here (0, 30 s) in trigger 1 passes in Spark.
-	"issue10-item2/dedup-within-null-time": "issue 10 item 2: a null-time key is forgotten at the end of its own batch in Spark",
 	// Issue 10 item 4: deliberate departures, see docs/ARCHITECTURE.md
 	// ("Departures from Spark's streaming semantics").
 	"issue10-item4/left-outer-null-key-time": "issue 10 item 4, a departure: Millrace emits an unmatched null-time row",
@@ -26,12 +21,6 @@ var knownFailing = map[string]string{
 	"join/append/left_outer/seed=2":          "issue 10 item 4, a departure: Millrace emits an unmatched null-time row",
 	"join/append/right_outer/seed=1":         "issue 10 item 4, a departure: Millrace emits an unmatched null-time row",
 	"join/append/full_outer/seed=2":          "issue 10 item 4, a departure: Millrace never matches null keys",
-	// Differences this check found beyond issue 10's list; see
-	// docs/SPARK_DIFFERENTIAL.md, "Last result".
-	"dedup_key/append/seed=2":               "new difference 1: Spark's dropDuplicates drops rows at or behind the watermark even when the event time is not a key",
-	"new-dedup-key-drops-late-rows":         "new difference 1: Spark's dropDuplicates drops rows at or behind the watermark even when the event time is not a key",
-	"new-join-window-watermark-propagation": "new difference 2: Spark closes windows after a join by the join's output watermark",
-	"new-outer-join-eviction-boundary":      "new difference 3: Spark emits an unmatched row only once the watermark passes its last match time",
 }
 
 // TestGoldenMatchesSpark replays the recorded cases (testdata/golden.json:

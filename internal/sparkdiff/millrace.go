@@ -128,12 +128,17 @@ func build(c *Case, left, right *memsrc.Source, static *memsrc.Table) (*millrace
 // inputs are always read by the same batch.
 func RunMillrace(ctx context.Context, c *Case) (out Output, err error) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	left := memsrc.New(streamSchema(c, ""), memsrc.WithAllocator(mem))
-	var right *memsrc.Source
 	two := c.Op == OpJoin || c.Op == OpJoinWindow
+	var left, right *memsrc.Source
 	if two {
-		left = memsrc.New(streamSchema(c, "l"), memsrc.WithAllocator(mem))
-		right = memsrc.New(streamSchema(c, "r"), memsrc.WithAllocator(mem))
+		if left, err = memsrc.New(streamSchema(c, "l"), memsrc.Options{Allocator: mem}); err != nil {
+			return nil, fmt.Errorf("case %s: %w", c.Name, err)
+		}
+		if right, err = memsrc.New(streamSchema(c, "r"), memsrc.Options{Allocator: mem}); err != nil {
+			return nil, fmt.Errorf("case %s: %w", c.Name, err)
+		}
+	} else if left, err = memsrc.New(streamSchema(c, ""), memsrc.Options{Allocator: mem}); err != nil {
+		return nil, fmt.Errorf("case %s: %w", c.Name, err)
 	}
 	var static *memsrc.Table
 	if c.Op == OpStaticJoin {
