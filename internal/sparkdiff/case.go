@@ -67,7 +67,7 @@ const (
 // on-demand check counts seeds of.
 type Combo struct {
 	Op, Mode, Join string
-	// Variant names the input variant in reports ("" or "avoid-known").
+	// Variant names the input variant in reports ("" or "no-departures").
 	Variant string
 }
 

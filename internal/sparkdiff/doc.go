@@ -11,8 +11,9 @@
 //     and null values, out-of-order and late rows, rows exactly on window
 //     and slide boundaries, at the watermark, one session gap apart and on
 //     join range bounds, duplicate rows and keys, empty triggers.
-//     GenOptions.AvoidKnown leaves out what triggers issue 10's known
-//     differences, so that a failure there is a new one.
+//     GenOptions.AvoidDepartures leaves out what triggers Millrace's
+//     documented departures from Spark, so that a failure there is a
+//     difference.
 //   - millrace.go: builds the query with the public API over memory sources
 //     and records the rows every batch wrote, grouped by input trigger.
 //   - spark/run_cases.py: builds the same query in PySpark and runs many
