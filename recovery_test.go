@@ -18,6 +18,22 @@ import (
 
 var errCrash = errors.New("simulated crash")
 
+// crash is a fault-injection hook that fails a query once, with errCrash,
+// at step of batch; crashed says whether it has.
+type crash struct {
+	step    string
+	batch   int64
+	crashed bool
+}
+
+func (c *crash) hook(step string, batch int64) error {
+	if !c.crashed && step == c.step && batch == c.batch {
+		c.crashed = true
+		return errCrash
+	}
+	return nil
+}
+
 // clickQuery builds the test's windowed aggregation over src.
 func clickQuery(src *memsrc.Source, w windowSpec, delay time.Duration) *millrace.Stream {
 	return millrace.ReadStream(src).
@@ -98,7 +114,7 @@ func runWithCrash(t *testing.T, chunks [][]click, build func(*memsrc.Source) *mi
 	dir := t.TempDir()
 	rec := testutil.NewRecorder()
 	ctx := context.Background()
-	crashed := false
+	fault := &crash{step: step, batch: crashBatch}
 	start := func(added int) (*millrace.Query, *memsrc.Source) {
 		src := testutil.Must(memsrc.New(clickSchema, memsrc.Options{Allocator: mem}))
 		for _, c := range chunks[:added] {
@@ -110,13 +126,7 @@ func runWithCrash(t *testing.T, chunks [][]click, build func(*memsrc.Source) *mi
 			OutputMode(mode).Allocator(mem).StatePartitions(4).
 			Checkpoint(dir).MinDeltasForSnapshot(1). // restarts read snapshots and deltas
 
-			FaultInjection(func(s string, id int64) error {
-				if !crashed && s == step && id == crashBatch {
-					crashed = true
-					return errCrash
-				}
-				return nil
-			}).Start(ctx)
+			FaultInjection(fault.hook).Start(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +154,7 @@ func runWithCrash(t *testing.T, chunks [][]click, build func(*memsrc.Source) *mi
 	if err := q.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	if !crashed && crashBatch >= 0 {
+	if !fault.crashed && crashBatch >= 0 {
 		t.Fatalf("the query never reached step %s of batch %d", step, crashBatch)
 	}
 	return rec.All()

@@ -569,7 +569,7 @@ func TestRestartKeepsEachInputsWatermark(t *testing.T) {
 			dir := t.TempDir()
 			ctx := context.Background()
 			rec := testutil.NewRecorder()
-			crashed := false
+			fault := &crash{step: step, batch: 1}
 			start := func(added int) (*millrace.Query, []*memsrc.Source) {
 				srcs := []*memsrc.Source{testutil.Must(memsrc.New(evSchema, memsrc.Options{})), testutil.Must(memsrc.New(evSchema, memsrc.Options{}))}
 				for _, in := range feed[:added] { // what the last run read: a new process sees it again
@@ -583,13 +583,7 @@ func TestRestartKeepsEachInputsWatermark(t *testing.T) {
 				}
 				q, err := unionCount(srcs).WriteStream(rec).StatePartitions(2).Checkpoint(dir).
 					Trigger(millrace.ProcessingTime(time.Hour)).
-					FaultInjection(func(s string, id int64) error {
-						if !crashed && s == step && id == 1 {
-							crashed = true
-							return errCrash
-						}
-						return nil
-					}).Start(ctx)
+					FaultInjection(fault.hook).Start(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -624,7 +618,7 @@ func TestRestartKeepsEachInputsWatermark(t *testing.T) {
 			if err := q.Stop(); err != nil {
 				t.Fatal(err)
 			}
-			if !crashed && step != "stop" {
+			if !fault.crashed && step != "stop" {
 				t.Fatalf("never reached step %s of batch 1", step)
 			}
 			if d := testutil.Diff(rec.All(), want); d != "" {

@@ -262,7 +262,7 @@ func TestStreamJoinRecovery(t *testing.T) {
 			dir := t.TempDir()
 			rec := testutil.NewRecorder()
 			ctx := context.Background()
-			crashed := false
+			fault := &crash{step: step, batch: 3}
 			start := func(added int) (*millrace.Query, *memsrc.Source, *memsrc.Source) {
 				ls := testutil.Must(memsrc.New(clickSchema, memsrc.Options{Allocator: mem}))
 				rs := testutil.Must(memsrc.New(impSchema, memsrc.Options{Allocator: mem}))
@@ -281,13 +281,7 @@ func TestStreamJoinRecovery(t *testing.T) {
 					Join(millrace.ReadStream(rs).WithWatermark("imp_time", d), cond, millrace.LeftOuter).
 					WriteStream(rec).Allocator(mem).StatePartitions(3).Checkpoint(dir).MinDeltasForSnapshot(2).
 					Trigger(millrace.ProcessingTime(time.Hour)).
-					FaultInjection(func(s string, id int64) error {
-						if !crashed && s == step && id == 3 {
-							crashed = true
-							return errCrash
-						}
-						return nil
-					}).Start(ctx)
+					FaultInjection(fault.hook).Start(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -319,7 +313,7 @@ func TestStreamJoinRecovery(t *testing.T) {
 			if err := q.Stop(); err != nil {
 				t.Fatal(err)
 			}
-			if !crashed {
+			if !fault.crashed {
 				t.Fatal("never crashed")
 			}
 			if d := testutil.Diff(rec.All(), want); d != "" {
