@@ -124,7 +124,7 @@ func TestGoldenTables(t *testing.T) {
 		{"delta-rs/delta-0.8.0-null-partition", -1, false, -1},
 		{"delta-rs/delta-0.8.0-special-partition", -1, false, -1},
 		{"delta-rs/simple_table_with_checkpoint", -1, false, -1},
-		{"delta-rs/table-with-dv-small", 0, true, -1},
+		{"delta-rs/table-with-dv-small", 8, false, -1},
 		{"delta-rs/table_with_column_mapping", 0, true, -1},
 		{"delta-golden/multi-part-checkpoint", -1, false, -1},
 		{"delta-golden/data-reader-partition-values", -1, false, -1},

@@ -126,13 +126,28 @@ func (t *Table) Vacuum(ctx context.Context, o VacuumOptions) ([]string, error) {
 		return nil, fmt.Errorf("lake: vacuum %s: retention %s is shorter than the table's %s (set Force to override)", t.root, o.Retention, min)
 	}
 	cutoff := t.now().Add(-o.Retention)
+	// Files to keep, relative to the root: the data files and deletion
+	// vector files of the live logical files and of tombstones younger
+	// than the retention.
 	keep := map[string]bool{}
-	for p := range s.files {
-		keep[filepath.FromSlash(p)] = true
+	keepDV := func(d *DeletionVector) {
+		if d == nil || d.StorageType == "i" {
+			return
+		}
+		if abs, err := d.dvFile(t.root); err == nil {
+			if rel, err := filepath.Rel(t.root, abs); err == nil {
+				keep[rel] = true
+			}
+		}
 	}
-	for p, r := range s.removes {
+	for k, f := range s.files {
+		keep[filepath.FromSlash(k.path)] = true
+		keepDV(f.DeletionVector)
+	}
+	for k, r := range s.removes {
 		if r.DeletionTimestamp == nil || *r.DeletionTimestamp > cutoff.UnixMilli() {
-			keep[filepath.FromSlash(p)] = true
+			keep[filepath.FromSlash(k.path)] = true
+			keepDV(r.DeletionVector)
 		}
 	}
 	var out []string

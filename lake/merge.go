@@ -89,7 +89,7 @@ func (t *Table) merge(ctx context.Context, recs []arrow.RecordBatch, keyCols []s
 			continue
 		}
 		updated += matched
-		op.removes = append(op.removes, removeOf(s.files[p], now))
+		op.removes = append(op.removes, removeOf(f, now))
 		for _, r := range kept {
 			copied += r.NumRows()
 			if err == nil {

@@ -11,13 +11,16 @@ const (
 	WriterVersion = 2
 )
 
-// readerFeaturesOK are reader table features that need nothing from us
-// beyond what we do anyway.
-var readerFeaturesOK = []string{"timestampNtz", "vacuumProtocolCheck"}
+// readerFeaturesOK are reader table features this package implements
+// (deletionVectors: dv.go) or that need nothing from us beyond what we do
+// anyway.
+var readerFeaturesOK = []string{"deletionVectors", "timestampNtz", "vacuumProtocolCheck"}
 
 // writerFeaturesOK are writer features we honour (or that are no-ops for
-// the writes we make).
-var writerFeaturesOK = []string{"appendOnly", "invariants", "timestampNtz", "vacuumProtocolCheck"}
+// the writes we make). deletionVectors: we write none, but our rewrites
+// (merge, overwrite, optimize) read files with their DVs applied and remove
+// them with their DVs, checkpoints keep DVs and vacuum keeps live DV files.
+var writerFeaturesOK = []string{"appendOnly", "deletionVectors", "invariants", "timestampNtz", "vacuumProtocolCheck"}
 
 // checkRead fails with ErrUnsupported if a reader of this package cannot
 // read a table with protocol p and metadata md correctly.

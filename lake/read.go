@@ -84,13 +84,48 @@ func (s *Snapshot) filePath(f *AddFile) (string, error) {
 	return filepath.Join(s.root, filepath.FromSlash(p)), nil
 }
 
-// readFile emits the rows of one data file as records of the table schema.
+// readFile emits the rows of one logical file as records of the table
+// schema: the rows of its data file less those its deletion vector deletes.
 func (s *Snapshot) readFile(ctx context.Context, mem memory.Allocator, f *AddFile, emit func(arrow.RecordBatch) error) error {
 	path, err := s.filePath(f)
 	if err != nil {
 		return err
 	}
+	del, err := loadDeletionVector(s.root, f)
+	if err != nil {
+		return err
+	}
+	if del != nil {
+		emit = skipDeleted(ctx, mem, path, del, emit)
+	}
 	return readDataFile(ctx, mem, path, s.schema, s.metadata.PartitionColumns, f.PartitionValues, emit)
+}
+
+// skipDeleted wraps emit, which receives the records of a data file in
+// order, to drop the rows at the positions del holds.
+func skipDeleted(ctx context.Context, mem memory.Allocator, path string, del *deletedRows, emit func(arrow.RecordBatch) error) func(arrow.RecordBatch) error {
+	var pos int64 // file position of the record's first row
+	var buf []int32
+	return func(rec arrow.RecordBatch) error {
+		n := rec.NumRows()
+		lo := pos
+		pos += n
+		var cut bool
+		buf, cut = del.keep(lo, n, buf)
+		switch {
+		case !cut:
+			return emit(rec)
+		case len(buf) == 0:
+			rec.Release()
+			return nil
+		}
+		kept, err := takeRows(ctx, mem, rec, buf)
+		rec.Release()
+		if err != nil {
+			return fmt.Errorf("lake: data file %s rows %d-%d: apply deletion vector: %w", path, lo, lo+n-1, err)
+		}
+		return emit(kept)
+	}
 }
 
 func readDataFile(ctx context.Context, mem memory.Allocator, path string, schema *arrow.Schema, partCols []string, pv PartitionValues, emit func(arrow.RecordBatch) error) error {

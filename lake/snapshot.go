@@ -18,11 +18,29 @@ type Snapshot struct {
 	protocol *Protocol
 	metadata *Metadata
 	schema   *arrow.Schema
-	files    map[string]*AddFile    // by decoded path
-	removes  map[string]*RemoveFile // tombstones by decoded path
+	files    map[fileKey]*AddFile    // logical files
+	removes  map[fileKey]*RemoveFile // tombstones
 	txns     map[string]*Txn
 	// timestamp of the commit of version (from commitInfo or file mtime)
 	timestamp int64
+}
+
+// fileKey identifies a logical file: a data file (decoded path) and the
+// unique id of its deletion vector ("" when it has none). A commit that
+// deletes rows of a file removes (path, old DV) and adds (path, new DV).
+type fileKey struct {
+	path string
+	dv   string
+}
+
+func addKey(a *AddFile) (fileKey, error) {
+	p, err := decodePath(a.Path)
+	return fileKey{p, a.DeletionVector.UniqueID()}, err
+}
+
+func removeKey(r *RemoveFile) (fileKey, error) {
+	p, err := decodePath(r.Path)
+	return fileKey{p, r.DeletionVector.UniqueID()}, err
 }
 
 // Version returns the snapshot's table version.
@@ -50,18 +68,30 @@ func (s *Snapshot) Files() []AddFile {
 	return out
 }
 
-// NumRecords returns the total numRecords of the files' stats, and false if
-// a file has no stats.
+// NumRecords returns the number of rows of the table by the files' stats
+// (numRecords less the rows deletion vectors delete), and false if a file
+// has no stats.
 func (s *Snapshot) NumRecords() (int64, bool) {
 	var n int64
 	for _, f := range s.files {
-		st, err := parseStats(f.Stats)
-		if err != nil || st == nil || st.NumRecords == nil {
+		r, ok := f.NumRecords()
+		if !ok {
 			return 0, false
 		}
-		n += *st.NumRecords
+		n += r
 	}
 	return n, true
+}
+
+// NumRecords returns the number of rows of the logical file by its stats:
+// numRecords (the rows of the data file) less the rows its deletion vector
+// deletes; false without stats.
+func (f *AddFile) NumRecords() (int64, bool) {
+	st, err := parseStats(f.Stats)
+	if err != nil || st == nil || st.NumRecords == nil {
+		return 0, false
+	}
+	return *st.NumRecords - f.DeletionVector.cardinality(), true
 }
 
 // TxnVersion returns the last version the application appID committed
@@ -99,8 +129,8 @@ func LoadSnapshot(root string, version int64) (*Snapshot, error) {
 			return nil, fmt.Errorf("%w: v2 checkpoint at version %d of %s", ErrUnsupported, v, root)
 		}
 	}
-	s := &Snapshot{root: root, version: version, files: map[string]*AddFile{},
-		removes: map[string]*RemoveFile{}, txns: map[string]*Txn{}}
+	s := &Snapshot{root: root, version: version, files: map[fileKey]*AddFile{},
+		removes: map[fileKey]*RemoveFile{}, txns: map[string]*Txn{}}
 	start := int64(0)
 	if cp := newestCheckpoint(root, lf, version); cp != nil {
 		acts, err := readCheckpoint(root, *cp)
@@ -108,7 +138,7 @@ func LoadSnapshot(root string, version int64) (*Snapshot, error) {
 			return nil, err
 		}
 		if err := s.apply(acts); err != nil {
-			return nil, fmt.Errorf("lake: checkpoint %d of %s: %w", cp.version, root, err)
+			return nil, fmt.Errorf("lake: version %d of %s: checkpoint %d: %w", version, root, cp.version, err)
 		}
 		start = cp.version + 1
 	} else if len(lf.commits) == 0 || lf.commits[0] != 0 {
@@ -121,7 +151,10 @@ func LoadSnapshot(root string, version int64) (*Snapshot, error) {
 			return nil, err
 		}
 		if err := s.apply(acts); err != nil {
-			return nil, fmt.Errorf("lake: commit %d of %s: %w", v, root, err)
+			if v == version {
+				return nil, fmt.Errorf("lake: version %d of %s: %w", v, root, err)
+			}
+			return nil, fmt.Errorf("lake: version %d of %s: commit %d: %w", version, root, v, err)
 		}
 		if v == version {
 			s.timestamp = commitTimestamp(root, v, acts)
@@ -131,11 +164,11 @@ func LoadSnapshot(root string, version int64) (*Snapshot, error) {
 		return nil, fmt.Errorf("lake: %s at version %d has no metaData or protocol", root, version)
 	}
 	if err := checkRead(s.protocol, s.metadata); err != nil {
-		return nil, fmt.Errorf("lake: %s: %w", root, err)
+		return nil, fmt.Errorf("lake: version %d of %s: %w", version, root, err)
 	}
 	s.schema, err = ParseSchemaString(s.metadata.SchemaString)
 	if err != nil {
-		return nil, fmt.Errorf("lake: %s: %w", root, err)
+		return nil, fmt.Errorf("lake: version %d of %s: %w", version, root, err)
 	}
 	return s, nil
 }
@@ -151,22 +184,19 @@ func (s *Snapshot) apply(acts []Action) error {
 		case a.MetaData != nil:
 			s.metadata = a.MetaData
 		case a.Add != nil:
-			if a.Add.DeletionVector != nil {
-				return fmt.Errorf("%w: deletion vector on %s", ErrUnsupported, a.Add.Path)
-			}
-			p, err := decodePath(a.Add.Path)
+			k, err := addKey(a.Add)
 			if err != nil {
 				return err
 			}
-			s.files[p] = a.Add
-			delete(s.removes, p)
+			s.files[k] = a.Add
+			delete(s.removes, k)
 		case a.Remove != nil:
-			p, err := decodePath(a.Remove.Path)
+			k, err := removeKey(a.Remove)
 			if err != nil {
 				return err
 			}
-			delete(s.files, p)
-			s.removes[p] = a.Remove
+			delete(s.files, k)
+			s.removes[k] = a.Remove
 		case a.Txn != nil:
 			s.txns[a.Txn.AppID] = a.Txn
 		}

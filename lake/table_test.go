@@ -324,7 +324,7 @@ func TestConcurrentAppendsAndConflicts(t *testing.T) {
 	// An overwrite that read version v loses to an append at v+1.
 	op := &operation{name: "WRITE", readAll: true, readPaths: map[string]bool{}}
 	for p := range s.files {
-		op.readPaths[p] = true
+		op.readPaths[p.path] = true
 	}
 	rec := makeRecord(mem, randomRows(rand.New(rand.NewSource(9)), 10, 0))
 	if _, err := tbl.Append(ctx, []arrow.RecordBatch{rec}); err != nil {

@@ -99,18 +99,20 @@ func (t *Table) overwrite(ctx context.Context, recs []arrow.RecordBatch, txn *Tx
 	op := &operation{name: "WRITE", params: map[string]any{"mode": "Overwrite", "partitionBy": jsonList(s.metadata.PartitionColumns)},
 		adds: adds, txn: txn, readAll: true, readPaths: map[string]bool{}}
 	now := t.now().UnixMilli()
-	for p, f := range s.files {
+	for k, f := range s.files {
 		op.removes = append(op.removes, removeOf(f, now))
-		op.readPaths[p] = true
+		op.readPaths[k.path] = true
 	}
 	op.metrics = writeMetrics(adds, len(op.removes))
 	return t.commitWritten(ctx, s.version, op, w)
 }
 
+// removeOf returns the remove action of logical file f: with f's deletion
+// vector, since (path, DV) is what identifies it.
 func removeOf(f *AddFile, now int64) RemoveFile {
 	size := f.Size
 	return RemoveFile{Path: f.Path, DeletionTimestamp: &now, DataChange: true, ExtendedFileMetadata: true,
-		PartitionValues: f.PartitionValues, Size: &size}
+		PartitionValues: f.PartitionValues, Size: &size, DeletionVector: f.DeletionVector}
 }
 
 // writableSnapshot loads the latest snapshot and checks this package may
