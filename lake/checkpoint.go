@@ -28,6 +28,15 @@ var checkpointActions = []string{"txn", "add", "remove", "metaData", "protocol"}
 
 var strMap = arrow.MapOf(arrow.BinaryTypes.String, arrow.BinaryTypes.String)
 
+// dvStruct is the deletion vector descriptor of add and remove.
+var dvStruct = arrow.StructOf(
+	arrow.Field{Name: "storageType", Type: arrow.BinaryTypes.String, Nullable: true},
+	arrow.Field{Name: "pathOrInlineDv", Type: arrow.BinaryTypes.String, Nullable: true},
+	arrow.Field{Name: "offset", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+	arrow.Field{Name: "sizeInBytes", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+	arrow.Field{Name: "cardinality", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+)
+
 // checkpointSchema is the Parquet schema of the checkpoints we write, the
 // classic layout of PROTOCOL.md ("Checkpoint Schema").
 var checkpointSchema = arrow.NewSchema([]arrow.Field{
@@ -44,6 +53,7 @@ var checkpointSchema = arrow.NewSchema([]arrow.Field{
 		arrow.Field{Name: "dataChange", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
 		arrow.Field{Name: "tags", Type: strMap, Nullable: true},
 		arrow.Field{Name: "stats", Type: arrow.BinaryTypes.String, Nullable: true},
+		arrow.Field{Name: "deletionVector", Type: dvStruct, Nullable: true},
 	)},
 	{Name: "remove", Nullable: true, Type: arrow.StructOf(
 		arrow.Field{Name: "path", Type: arrow.BinaryTypes.String, Nullable: true},
@@ -52,6 +62,7 @@ var checkpointSchema = arrow.NewSchema([]arrow.Field{
 		arrow.Field{Name: "extendedFileMetadata", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
 		arrow.Field{Name: "partitionValues", Type: strMap, Nullable: true},
 		arrow.Field{Name: "size", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		arrow.Field{Name: "deletionVector", Type: dvStruct, Nullable: true},
 	)},
 	{Name: "metaData", Nullable: true, Type: arrow.StructOf(
 		arrow.Field{Name: "id", Type: arrow.BinaryTypes.String, Nullable: true},
@@ -128,7 +139,8 @@ func checkpointRows(s *Snapshot, now time.Time) ([]byte, int64, error) {
 		}
 		rows = append(rows, map[string]any{"add": map[string]any{
 			"path": f.Path, "partitionValues": kvList(f.PartitionValues, true), "size": f.Size,
-			"modificationTime": f.ModificationTime, "dataChange": false, "tags": tags, "stats": nilIfBlank(f.Stats)}})
+			"modificationTime": f.ModificationTime, "dataChange": false, "tags": tags, "stats": nilIfBlank(f.Stats),
+			"deletionVector": dvRow(f.DeletionVector)}})
 	}
 	retention := tombstoneRetention(md)
 	for _, r := range s.removes {
@@ -137,7 +149,8 @@ func checkpointRows(s *Snapshot, now time.Time) ([]byte, int64, error) {
 		}
 		rows = append(rows, map[string]any{"remove": map[string]any{
 			"path": r.Path, "deletionTimestamp": r.DeletionTimestamp, "dataChange": false,
-			"extendedFileMetadata": r.ExtendedFileMetadata, "partitionValues": kvList(r.PartitionValues, true), "size": r.Size}})
+			"extendedFileMetadata": r.ExtendedFileMetadata, "partitionValues": kvList(r.PartitionValues, true), "size": r.Size,
+			"deletionVector": dvRow(r.DeletionVector)}})
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -148,6 +161,16 @@ func checkpointRows(s *Snapshot, now time.Time) ([]byte, int64, error) {
 		}
 	}
 	return buf.Bytes(), int64(len(rows)), nil
+}
+
+// dvRow is the checkpoint row of a deletion vector descriptor: without it
+// a checkpoint would bring deleted rows back.
+func dvRow(d *DeletionVector) any {
+	if d == nil {
+		return nil
+	}
+	return map[string]any{"storageType": d.StorageType, "pathOrInlineDv": d.PathOrInlineDv,
+		"offset": d.Offset, "sizeInBytes": d.SizeInBytes, "cardinality": d.Cardinality}
 }
 
 func nilIfEmpty(s []string) any {
