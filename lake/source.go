@@ -14,11 +14,14 @@ import (
 
 // SourceOptions configure a Delta streaming source.
 type SourceOptions struct {
-	// StartingVersion, if set (>= 0), streams the commits from that version
-	// on instead of the latest snapshot followed by later commits.
+	// StartingVersion, if set (>= 0), streams the files the commits from
+	// that version on add, instead of the latest snapshot followed by later
+	// commits; 0 streams the table from its creation. Metadata changes in
+	// those commits follow Spark's rules (source_schema.go).
 	StartingVersion *int64
 	// SkipChangeCommits skips commits that remove data (overwrite, merge,
-	// delete) instead of failing with ErrNonAppendCommit.
+	// delete, and deletes or updates with deletion vectors) instead of
+	// failing with ErrNonAppendCommit, as Spark's skipChangeCommits does.
 	SkipChangeCommits bool
 }
 
@@ -38,13 +41,16 @@ type SourceOffset struct {
 const endIndex = math.MaxInt64
 
 // Source streams a Delta table: the files of a starting snapshot, then the
-// files that later commits add, as micro-batches (sources.Source).
+// files that later commits add, as micro-batches (sources.Source). Files
+// are read with their deletion vectors applied, as Spark's Delta source
+// reads them.
 type Source struct {
 	root   string
 	opts   SourceOptions
 	schema *arrow.Schema
 	parts  []string
 	id     string
+	opened int64 // the version schema and parts are from
 }
 
 var _ sources.Source = (*Source)(nil)
@@ -55,7 +61,7 @@ func NewSource(path string, opts SourceOptions) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Source{root: s.root, opts: opts, schema: s.schema, parts: s.metadata.PartitionColumns, id: s.metadata.ID}, nil
+	return &Source{root: s.root, opts: opts, schema: s.schema, parts: s.metadata.PartitionColumns, id: s.metadata.ID, opened: s.version}, nil
 }
 
 // Name describes the source.
@@ -135,7 +141,7 @@ func (s *Source) walk(start SourceOffset, stop *SourceOffset, limit sources.Read
 			return true
 		}
 		if limit.MaxRows > 0 && len(out) > 0 {
-			if st, _ := parseStats(f.Stats); st != nil && st.NumRecords != nil && rows+*st.NumRecords > limit.MaxRows {
+			if n, ok := f.NumRecords(); ok && rows+n > limit.MaxRows {
 				return true
 			}
 		}
@@ -149,8 +155,8 @@ func (s *Source) walk(start SourceOffset, stop *SourceOffset, limit sources.Read
 			return false
 		}
 		out = append(out, indexedFile{at, f})
-		if st, _ := parseStats(f.Stats); st != nil && st.NumRecords != nil {
-			rows += *st.NumRecords
+		if n, ok := f.NumRecords(); ok {
+			rows += n
 		}
 		pos = at
 		return true
@@ -185,7 +191,11 @@ func (s *Source) walk(start SourceOffset, stop *SourceOffset, limit sources.Read
 		for _, a := range acts {
 			switch {
 			case a.MetaData != nil:
-				return pos, out, fmt.Errorf("%w: version %d of %s changes the table metadata; restart the query", ErrUnsupported, v, s.root)
+				// Version 0 (the table's creation), property changes and
+				// compatible schema changes pass, as in Spark.
+				if err := checkSourceSchema(s.root, s.schema, s.parts, s.opened, v, a.MetaData); err != nil {
+					return pos, out, err
+				}
 			case a.Protocol != nil:
 				if err := checkRead(a.Protocol, nil); err != nil {
 					return pos, out, err
