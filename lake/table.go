@@ -113,6 +113,25 @@ func Open(path string, opts Options) (*Table, error) {
 	return t, nil
 }
 
+// OpenLog returns a handle on the table at path, checking only that it has
+// a log: unlike Open it does not load the latest version, so a reader of an
+// older version (time travel) is not stopped by a later version this
+// package cannot read. Each read or write loads and checks what it uses.
+func OpenLog(path string, opts Options) (*Table, error) {
+	t, err := newTable(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	lf, err := listLog(t.root)
+	if err != nil {
+		return nil, err
+	}
+	if lf.latest() < 0 {
+		return nil, fmt.Errorf("%w: %s has no commits", ErrNotATable, t.root)
+	}
+	return t, nil
+}
+
 // OpenOrCreate opens the table at path, creating it with schema if there is
 // none yet.
 func OpenOrCreate(ctx context.Context, path string, schema *arrow.Schema, opts Options) (*Table, error) {

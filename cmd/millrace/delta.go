@@ -42,6 +42,21 @@ func openTable(path string, opts lake.Options) (*lake.Table, error) {
 	return t, nil
 }
 
+// openTableAsOf opens the table at path for reading; asOf says the user
+// asked for a version or time, which is then the only one loaded, so that
+// errors name it and a later version millrace cannot read does not stop
+// the read of an earlier one.
+func openTableAsOf(path string, asOf bool) (*lake.Table, error) {
+	if !asOf {
+		return openTable(path, lake.Options{})
+	}
+	t, err := lake.OpenLog(path, lake.Options{})
+	if err != nil {
+		return nil, tableErr(path, err)
+	}
+	return t, nil
+}
+
 // tableErr adds a hint to the lake errors a user can act on. lake's
 // messages already name the table and, for versions, the latest one.
 func tableErr(path string, err error) error {
@@ -191,9 +206,12 @@ func msRFC3339(ms int64) string {
 
 // fileJSON is one data file in `delta files --format json`.
 type fileJSON struct {
-	Path             string            `json:"path"`
-	Size             int64             `json:"size"`
-	Records          *int64            `json:"records"`
+	Path    string `json:"path"`
+	Size    int64  `json:"size"`
+	Records *int64 `json:"records"`
+	// DeletedRows are the rows of the data file a deletion vector deletes
+	// (Records does not count them).
+	DeletedRows      int64             `json:"deletedRows,omitempty"`
 	PartitionValues  map[string]string `json:"partitionValues,omitempty"`
 	ModificationTime string            `json:"modificationTime"`
 }
@@ -212,8 +230,8 @@ func newDeltaFilesCmd() *cobra.Command {
 		Short: "List the table's data files with size, record count and partition values",
 		Long: `files prints the active data files of the latest version (or of --version N):
 the path relative to the table root, the size in bytes, the record count from the
-file's stats ("?" when the writer recorded none) and the partition values, then a
-total.`,
+file's stats less the rows a deletion vector deletes ("?" when the writer recorded
+none) and the partition values, then a total.`,
 		Example: `  millrace delta files /data/clicks
   millrace delta files --version 0 --format json /data/clicks`,
 		Args: cobra.ExactArgs(1),
@@ -221,7 +239,7 @@ total.`,
 			if err := checkFormat(format, "text", "json"); err != nil {
 				return err
 			}
-			t, err := openTable(args[0], lake.Options{})
+			t, err := openTableAsOf(args[0], cmd.Flags().Changed("version"))
 			if err != nil {
 				return err
 			}
@@ -232,8 +250,11 @@ total.`,
 			files := s.Files()
 			rows := make([]fileJSON, len(files))
 			for i, f := range files {
-				rows[i] = fileJSON{Path: f.Path, Size: f.Size, Records: statsRecords(f.Stats),
+				rows[i] = fileJSON{Path: f.Path, Size: f.Size, Records: fileRecords(&f),
 					PartitionValues: f.PartitionValues, ModificationTime: msRFC3339(f.ModificationTime)}
+				if f.DeletionVector != nil {
+					rows[i].DeletedRows = f.DeletionVector.Cardinality
+				}
 			}
 			out := cmd.OutOrStdout()
 			if format == "json" {
@@ -273,18 +294,14 @@ total.`,
 	return cmd
 }
 
-// statsRecords returns numRecords of an add action's stats, nil if absent.
-func statsRecords(stats string) *int64 {
-	if stats == "" {
+// fileRecords returns the rows of a logical file by its stats (less those
+// its deletion vector deletes), nil if the stats have no numRecords.
+func fileRecords(f *lake.AddFile) *int64 {
+	n, ok := f.NumRecords()
+	if !ok {
 		return nil
 	}
-	var st struct {
-		NumRecords *int64 `json:"numRecords"`
-	}
-	if json.Unmarshal([]byte(stats), &st) != nil {
-		return nil
-	}
-	return st.NumRecords
+	return &n
 }
 
 // partitionString renders partition values in partition column order, a

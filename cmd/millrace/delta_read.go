@@ -64,7 +64,7 @@ file stats skip the files that cannot match.`,
 					limit = 20
 				}
 			}
-			t, err := openTable(path, lake.Options{})
+			t, err := openTableAsOf(path, timestamp != "" || cmd.Flags().Changed("version"))
 			if err != nil {
 				return err
 			}

@@ -315,11 +315,11 @@ func TestDeltaOptimizeVacuum(t *testing.T) {
 
 func TestDeltaErrors(t *testing.T) {
 	path, _ := makeTable(t)
-	unsupported := filepath.Join(t.TempDir(), "dv")
+	unsupported := filepath.Join(t.TempDir(), "cm")
 	if err := os.MkdirAll(filepath.Join(unsupported, "_delta_log"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	commit := `{"protocol":{"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":["deletionVectors"],"writerFeatures":["deletionVectors"]}}
+	commit := `{"protocol":{"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":["columnMapping"],"writerFeatures":["columnMapping"]}}
 {"metaData":{"id":"x","format":{"provider":"parquet","options":{}},"schemaString":"{\"type\":\"struct\",\"fields\":[{\"name\":\"id\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}}]}","partitionColumns":[],"configuration":{}}}
 `
 	if err := os.WriteFile(filepath.Join(unsupported, "_delta_log", "00000000000000000000.json"), []byte(commit), 0o644); err != nil {
