@@ -34,8 +34,8 @@ type Metadata struct {
 	CreatedTime      *int64    `json:"createdTime,omitempty"`
 }
 
-// DeletionVector is the descriptor of a deletion vector attached to a file.
-// Tables using them are rejected; the type exists to detect them.
+// DeletionVector is the descriptor of a deletion vector attached to a data
+// file: where the set of its deleted rows is stored (dv.go).
 type DeletionVector struct {
 	StorageType    string `json:"storageType"`
 	PathOrInlineDv string `json:"pathOrInlineDv"`

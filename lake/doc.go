@@ -9,6 +9,9 @@
 //     log state at a version, possibly multi-part) plus _last_checkpoint.
 //   - action: one line of a commit: protocol, metaData, add, remove, txn,
 //     commitInfo (actions.go).
+//   - logical file: a data file plus an optional deletion vector (DV), the
+//     set of its rows no longer in the table (dv.go). Log replay keys
+//     logical files by (path, DV unique id); every read applies the DV.
 //   - snapshot: the table state at a version, reconstructed from the newest
 //     checkpoint at or below it plus the JSON commits after it
 //     (snapshot.go, checkpoint_read.go).
@@ -28,8 +31,16 @@
 //     <table>/_millrace_queries/<queryId>.json and refuses a restart that
 //     would lose or duplicate output (sinks.Binder).
 //   - A table whose protocol or features this package does not implement
-//     (deletion vectors, column mapping, v2 checkpoints, reader version > 1
-//     without supported features) is rejected with ErrUnsupported.
+//     (column mapping, v2 checkpoints, reader version 3 features other than
+//     deletionVectors, timestampNtz and vacuumProtocolCheck) is rejected with
+//     ErrUnsupported. Tables with deletion vectors are read and written:
+//     rewrites (merge, overwrite, optimize) read files with their DVs and
+//     remove them with their DVs, checkpoints keep DVs, vacuum keeps the DV
+//     files in use; this package writes no DVs itself.
+//   - The streaming source (source.go) reads files with their DVs, treats
+//     commits that remove data (DV deletes and updates included) as change
+//     commits, and lets a stream start at any version, 0 included, checking
+//     metadata changes as Spark's Delta source does (source_schema.go).
 //
 // Parquet is read and written with arrow-go's pqarrow, zstd, no
 // dictionary encoding: it maps Spark/delta-rs files (nested types, INT96,
@@ -42,5 +53,5 @@
 // 64K-row batch per commit at 1.58M rows/s (41 ms per batch incl. fsyncs);
 // a scan read 5.0M rows/s.
 //
-// Read next: actions.go, schema.go, snapshot.go, table.go, sink.go.
+// Read next: actions.go, schema.go, snapshot.go, dv.go, table.go, sink.go.
 package lake

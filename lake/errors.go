@@ -3,8 +3,8 @@ package lake
 import "errors"
 
 // ErrUnsupported marks tables that use protocol versions or table features
-// this package does not implement (deletion vectors, column mapping, v2
-// checkpoints, …).
+// this package does not implement (column mapping, v2 checkpoints, …), and
+// streamed commits a source cannot read (incompatible schema changes).
 var ErrUnsupported = errors.New("lake: unsupported Delta table feature")
 
 // ErrConcurrentModification marks a commit that lost a race to a commit that
