@@ -253,8 +253,11 @@ func WriteCheckpoint(ctx context.Context, s *Snapshot) error {
 	}
 	if err == nil {
 		// A checkpoint of a version holds the same state whoever writes it,
-		// so replacing a concurrent writer's copy is harmless.
+		// so replacing a concurrent writer's copy is harmless, once the
+		// checksum Hadoop's local file system wrote beside that copy is
+		// gone: Spark fails to read a file whose .crc does not match.
 		err = os.Rename(tmp, filepath.Join(dir, name))
+		removeHadoopChecksum(dir, name)
 	}
 	if err != nil {
 		os.Remove(tmp)
@@ -265,7 +268,18 @@ func WriteCheckpoint(ctx context.Context, s *Snapshot) error {
 		return err
 	}
 	lc, _ := json.Marshal(map[string]any{"version": s.version, "size": n, "sizeInBytes": st.Size(), "numOfAddFiles": len(s.files)})
-	return writeFileAtomic(dir, "_last_checkpoint", lc)
+	if err := writeFileAtomic(dir, "_last_checkpoint", lc); err != nil {
+		return err
+	}
+	removeHadoopChecksum(dir, "_last_checkpoint")
+	return nil
+}
+
+// removeHadoopChecksum removes the .<name>.crc file Hadoop's local file
+// system (Spark on a local path) keeps beside a file it wrote, after we
+// replaced that file. Without a .crc Hadoop reads the file unchecked.
+func removeHadoopChecksum(dir, name string) {
+	_ = os.Remove(filepath.Join(dir, "."+name+".crc"))
 }
 
 func syncFile(name string) error {
