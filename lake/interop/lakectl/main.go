@@ -7,6 +7,9 @@
 //	lakectl read DIR [VERSION]   print the table's rows
 //	lakectl create DIR           create the empty table the append command uses
 //	lakectl append DIR WRITER N  append N commits of 10 rows with ids WRITER*1e6+…
+//	lakectl stream DIR [--from V] [--skip-change-commits] [--max-files N]
+//	                             stream the table with lake.Source (stream.go)
+//	lakectl checkpoint DIR       write a checkpoint of the latest version
 //
 // Rows are printed as one JSON array of objects: timestamps as
 // microseconds since the epoch, dates as days, binary as hex.
@@ -97,6 +100,14 @@ func run(args []string) error {
 			}
 		}
 		return nil
+	case "stream":
+		return stream(ctx, dir, args[2:])
+	case "checkpoint":
+		t, err := lake.Open(dir, lake.Options{})
+		if err != nil {
+			return err
+		}
+		return t.Checkpoint(ctx)
 	}
 	return fmt.Errorf("unknown command %q", args[0])
 }
