@@ -4,6 +4,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/millrace/millrace/kernels"
 )
 
 // TakeRows returns the columns cols of rec at rows (record row indices,
@@ -13,7 +15,7 @@ func TakeRows(mem memory.Allocator, rec arrow.RecordBatch, cols []int, rows []in
 	out := make([]arrow.Array, len(cols))
 	for i, c := range cols {
 		col := rec.Column(c)
-		out[i] = gatherArray(mem, col.DataType(), []arrow.Array{col}, nil, rows)
+		out[i] = kernels.TakeChunks(mem, col.DataType(), []arrow.Array{col}, nil, rows)
 	}
 	return out
 }

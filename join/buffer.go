@@ -423,7 +423,7 @@ func (b *Buffer) GatherColumns(mem memory.Allocator, rows []int32, cols []int) [
 			out[i] = array.MakeArrayOfNull(mem, b.schema.Field(c).Type, len(rows))
 			continue
 		}
-		out[i] = gatherArray(mem, b.schema.Field(c).Type, srcs, ch, idx)
+		out[i] = kernels.TakeChunks(mem, b.schema.Field(c).Type, srcs, ch, idx)
 	}
 	return out
 }

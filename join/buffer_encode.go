@@ -76,11 +76,17 @@ func (b *Buffer) writeRows(w *bytes.Buffer, from int) error {
 
 // readRows appends the rows of an IPC stream written by writeRows.
 func (b *Buffer) readRows(data []byte) error {
-	rd, err := ipc.NewReader(bytes.NewReader(data), ipc.WithAllocator(b.mem), ipc.WithSchema(b.encSchema()))
+	// The schema is checked here rather than by ipc.WithSchema: arrow-go
+	// v18.8 compares large list types with reflect.DeepEqual, so a
+	// large_list<map<…>> read back never equals the one written.
+	rd, err := ipc.NewReader(bytes.NewReader(data), ipc.WithAllocator(b.mem))
 	if err != nil {
 		return fmt.Errorf("%w: rows: %v", ErrCorrupt, err)
 	}
 	defer rd.Release()
+	if want := b.encSchema(); !sameSchema(rd.Schema(), want) {
+		return fmt.Errorf("%w: rows have schema %s, want %s", ErrCorrupt, rd.Schema(), want)
+	}
 	nf := b.schema.NumFields()
 	for rd.Next() {
 		rec := rd.RecordBatch()
@@ -97,7 +103,14 @@ func (b *Buffer) readRows(data []byte) error {
 		if len(b.ids) > 0 && ids[0] <= b.ids[len(b.ids)-1] {
 			return fmt.Errorf("%w: row ids not increasing (%d after %d)", ErrCorrupt, ids[0], b.ids[len(b.ids)-1])
 		}
-		rows := array.NewRecordBatch(b.schema, rec.Columns()[:nf], int64(n))
+		cols := make([]arrow.Array, nf)
+		for i := range cols {
+			cols[i] = retype(rec.Column(i), b.schema.Field(i).Type)
+		}
+		rows := array.NewRecordBatch(b.schema, cols, int64(n))
+		for _, c := range cols {
+			c.Release()
+		}
 		if err := b.appendRows(rows, append([]int64(nil), ids...), matched); err != nil {
 			rows.Release()
 			return err
@@ -107,6 +120,39 @@ func (b *Buffer) readRows(data []byte) error {
 		return fmt.Errorf("%w: rows: %v", ErrCorrupt, err)
 	}
 	return nil
+}
+
+// sameSchema reports whether a schema read back from an encoding is want:
+// same field names and nullability, and types equal or of the same
+// fingerprint (see readRows).
+func sameSchema(got, want *arrow.Schema) bool {
+	if got.NumFields() != want.NumFields() {
+		return false
+	}
+	for i, f := range got.Fields() {
+		w := want.Field(i)
+		if f.Name != w.Name || f.Nullable != w.Nullable ||
+			!arrow.TypeEqual(f.Type, w.Type) && f.Type.Fingerprint() != w.Type.Fingerprint() {
+			return false
+		}
+	}
+	return true
+}
+
+// retype returns a with its top-level type replaced by dt, an equal type
+// (same layout), so that a record of the buffer's schema accepts it.
+func retype(a arrow.Array, dt arrow.DataType) arrow.Array {
+	if a.DataType() == dt || arrow.TypeEqual(a.DataType(), dt) {
+		a.Retain()
+		return a
+	}
+	d := a.Data()
+	nd := array.NewData(dt, d.Len(), d.Buffers(), d.Children(), d.NullN(), d.Offset())
+	if dict := d.Dictionary(); dict != nil {
+		nd.SetDictionary(dict)
+	}
+	defer nd.Release()
+	return array.MakeFromData(nd)
 }
 
 // Snapshot encodes every buffered row with its matched flag and sequence

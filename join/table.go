@@ -110,13 +110,7 @@ func concatRecords(mem memory.Allocator, schema *arrow.Schema, recs []arrow.Reco
 		for i, r := range recs {
 			parts[i] = r.Column(c)
 		}
-		a, err := array.Concatenate(parts, mem)
-		if err != nil {
-			// Concatenate fails only on mismatched types, which the schema
-			// check excludes.
-			panic(fmt.Sprintf("join: concatenate build column %d: %v", c, err))
-		}
-		cols[c] = a
+		cols[c] = kernels.Concat(mem, schema.Field(c).Type, parts)
 	}
 	rec := array.NewRecordBatch(schema, cols, rows)
 	for _, c := range cols {
@@ -369,7 +363,7 @@ func (t *Table) semi(keys []arrow.Array, sel []int32, out []int32, want bool) ([
 func (t *Table) Gather(mem memory.Allocator, buildRows []int32, cols []int) []arrow.Array {
 	out := make([]arrow.Array, len(cols))
 	for i, c := range cols {
-		out[i] = gatherArray(mem, t.schema.Field(c).Type, []arrow.Array{t.rec.Column(c)}, nil, buildRows)
+		out[i] = kernels.TakeChunks(mem, t.schema.Field(c).Type, []arrow.Array{t.rec.Column(c)}, nil, buildRows)
 	}
 	return out
 }

@@ -1,8 +1,8 @@
 // Package kernels holds the pure, type-specialised loops that every operator
 // of Millrace runs over Arrow arrays: comparisons that produce selection
 // vectors, boolean set operations on selections, arithmetic, casts, hashing of
-// key columns, event-time window assignment, gathers (Take, Compact) and
-// aggregate updates by dense group id.
+// key columns, event-time window assignment, the kernels that move rows
+// (Take, Compact, TakeChunks, Concat) and aggregate updates by dense group id.
 //
 // A kernel knows nothing about operators, state or I/O: it takes arrays,
 // selection vectors and caller-owned output buffers, and returns results.
@@ -55,6 +55,26 @@
 // such as Int64Values are already offset-adjusted; validity bitmaps are read
 // at bit Data().Offset()+i.
 //
+// # Moving rows
+//
+// Take, Compact (a Take of every column at a selection), TakeChunks (a
+// gather from a column split into chunks, with -1 for a null row: the
+// joins) and Concat move rows of every type a source can produce: all
+// primitives, strings and binary and their large variants, fixed-size
+// binary, decimals, temporal types, and lists, large lists, fixed-size
+// lists, structs, maps, dictionaries and extension types nested in any
+// way, with nulls at every level and sliced inputs. Flat types have typed
+// loops (the hot path; take.go, take_chunks.go). Nested types are gathered
+// structurally (take_nested.go): a list's taken value ranges become one
+// index vector over its child, which goes back through the same kernels,
+// so a list<struct<string, binary>> (the Kafka headers) costs a few flat
+// gathers, not a per-row allocation. Dictionaries keep their dictionary
+// (chunks with different ones get them concatenated and their indices
+// shifted). Types no source produces on a hot path (views, run-end encoded)
+// go through a generic path built on array.Concatenate; only unions are
+// unsupported. Concat uses array.Concatenate but works around two arrow-go
+// v18.8 failures with dictionaries (concat.go).
+//
 // # Windows
 //
 // Window kernels work on raw event times (int64 microseconds, or any unit
@@ -76,7 +96,8 @@
 //
 // # Memory
 //
-// Kernels that build arrays (Arith, Cast, Negate, Take, Compact) allocate
+// Kernels that build arrays (Arith, Cast, Negate, Take, Compact,
+// TakeChunks, Concat) allocate
 // from the memory.Allocator they are given and return arrays the caller must
 // Release. Nothing else allocates Arrow memory.
 //

@@ -1,8 +1,6 @@
 package kernels
 
 import (
-	"fmt"
-
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -12,52 +10,75 @@ import (
 )
 
 // Take gathers the rows idx of arr (in idx's order; repeats allowed) into a
-// new array allocated from mem. Nulls are preserved. Supported: every
-// fixed-width primitive type of 1, 2, 4 or 8 bytes (int32, int64, float64,
-// timestamp, date, ...), bool, string, binary, null, and structs of those.
-// Take panics on other types, like an out-of-range index; both are
-// programming errors of the caller (the engine only builds these types).
+// new array allocated from mem. Nulls are preserved, at every level of a
+// nested type. Every index must be in [0, arr.Len()): an out-of-range index
+// panics, as a programming error of the caller.
+//
+// Flat types have typed loops (the hot path): null, bool, every fixed-width
+// type of whole bytes (integers, floats, decimals, timestamps, dates, times,
+// durations, intervals, fixed-size binary), string, binary and their large
+// variants, and structs (field by field, through Take). Lists, large lists,
+// fixed-size lists and maps gather their offsets and then Take their child;
+// dictionaries Take their indices and keep their dictionary; extension types
+// Take their storage (take_nested.go). Any other type (views, run-end
+// encoded) goes through a generic path built on array.Concatenate. Only
+// unions, which no source produces, are unsupported; they panic.
 func Take(mem memory.Allocator, arr arrow.Array, idx []int32) arrow.Array {
 	n := len(idx)
 	dt := arr.DataType()
-	valid, nulls := takeValidity(mem, arr, idx)
 	switch a := arr.(type) {
 	case *array.Null:
 		return array.NewNull(n)
 	case *array.Boolean:
+		valid, nulls := takeValidity(mem, arr, idx)
 		out := newBuffer(mem, bitmapBytes(n))
 		bm, off := boolBits(a)
 		gatherBits(bm, off, idx, out.Bytes())
 		return makeArray(dt, n, []*memory.Buffer{valid, out}, nulls)
 	case *array.String, *array.Binary:
+		valid, nulls := takeValidity(mem, arr, idx)
 		vb, _ := varBinaryView(a)
-		offs, data := takeVarBinary(mem, vb, idx)
+		offs, data := takeVarBinary(mem, vb.offs, vb.data, idx)
+		return makeArray(dt, n, []*memory.Buffer{valid, offs, data}, nulls)
+	case *array.LargeString, *array.LargeBinary:
+		valid, nulls := takeValidity(mem, arr, idx)
+		offs, data := takeVarBinary(mem, largeOffsets(a), varData(a), idx)
 		return makeArray(dt, n, []*memory.Buffer{valid, offs, data}, nulls)
 	case *array.Struct:
-		st := dt.(*arrow.StructType)
-		children := make([]arrow.ArrayData, a.NumField())
-		for i := range children {
-			c := Take(mem, a.Field(i), idx)
-			children[i] = c.Data()
-			defer c.Release()
-		}
-		d := array.NewData(st, n, []*memory.Buffer{valid}, children, nulls, 0)
-		if valid != nil {
-			valid.Release()
-		}
-		defer d.Release()
-		return array.MakeFromData(d)
+		return takeStruct(mem, a, idx)
 	}
-	fw, ok := dt.(arrow.FixedWidthDataType)
-	if !ok || fw.BitWidth()%8 != 0 {
-		if valid != nil {
-			valid.Release()
-		}
-		panic(fmt.Sprintf("kernels: take: unsupported type %s", dt))
+	if width, ok := byteWidth(dt); ok {
+		return takeFixed(mem, arr, width, idx)
 	}
-	width := fw.BitWidth() / 8
+	return takeNested(mem, dt, []arrow.Array{arr}, nil, idx)
+}
+
+// byteWidth returns the value width in bytes of the fixed-width types that
+// takeFixed gathers. It lists type ids rather than asking for
+// arrow.FixedWidthDataType, because dictionaries (and bool) also implement
+// that interface but are not a plain value buffer.
+func byteWidth(dt arrow.DataType) (int, bool) {
+	switch dt.ID() {
+	case arrow.INT8, arrow.UINT8, arrow.INT16, arrow.UINT16, arrow.INT32, arrow.UINT32,
+		arrow.INT64, arrow.UINT64, arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64,
+		arrow.DATE32, arrow.DATE64, arrow.TIME32, arrow.TIME64, arrow.TIMESTAMP, arrow.DURATION,
+		arrow.INTERVAL_MONTHS, arrow.INTERVAL_DAY_TIME, arrow.INTERVAL_MONTH_DAY_NANO,
+		arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128, arrow.DECIMAL256, arrow.FIXED_SIZE_BINARY:
+		bw := dt.(arrow.FixedWidthDataType).BitWidth()
+		return bw / 8, bw%8 == 0 && bw > 0
+	}
+	return 0, false
+}
+
+// takeFixed gathers a fixed-width array of width bytes per value.
+func takeFixed(mem memory.Allocator, arr arrow.Array, width int, idx []int32) arrow.Array {
+	n := len(idx)
+	valid, nulls := takeValidity(mem, arr, idx)
 	d := arr.Data()
-	src := d.Buffers()[1].Bytes()[d.Offset()*width:]
+	var src []byte
+	if b := d.Buffers()[1]; b != nil {
+		src = b.Bytes()[d.Offset()*width:]
+	}
 	out := newBuffer(mem, n*width)
 	switch width {
 	case 8:
@@ -71,10 +92,28 @@ func Take(mem memory.Allocator, arr arrow.Array, idx []int32) arrow.Array {
 	default:
 		ob := out.Bytes()
 		for i, r := range idx {
-			copy(ob[i*width:(i+1)*width], src[int(r)*width:])
+			copy(ob[i*width:(i+1)*width], src[int(r)*width:int(r+1)*width])
 		}
 	}
-	return makeArray(dt, n, []*memory.Buffer{valid, out}, nulls)
+	return makeArray(arr.DataType(), n, []*memory.Buffer{valid, out}, nulls)
+}
+
+// takeStruct gathers a struct field by field. Struct.Field is already
+// sliced to the struct's offset, so idx applies to every field as is.
+func takeStruct(mem memory.Allocator, a *array.Struct, idx []int32) arrow.Array {
+	valid, nulls := takeValidity(mem, a, idx)
+	children := make([]arrow.ArrayData, a.NumField())
+	for i := range children {
+		c := Take(mem, a.Field(i), idx)
+		children[i] = c.Data()
+		defer c.Release()
+	}
+	d := array.NewData(a.DataType(), len(idx), []*memory.Buffer{valid}, children, nulls, 0)
+	if valid != nil {
+		valid.Release()
+	}
+	defer d.Release()
+	return array.MakeFromData(d)
 }
 
 func gather[T any](src []T, idx []int32, dst []T) {
@@ -110,28 +149,32 @@ func takeValidity(mem memory.Allocator, arr arrow.Array, idx []int32) (*memory.B
 	return buf, nulls
 }
 
-// takeVarBinary gathers string/binary values into new offset and data
-// buffers.
-func takeVarBinary(mem memory.Allocator, vb varBinary, idx []int32) (*memory.Buffer, *memory.Buffer) {
-	offBuf := newBuffer(mem, (len(idx)+1)*4)
-	offs := arrow.Int32Traits.CastFromBytes(offBuf.Bytes())[:len(idx)+1]
-	total := 0
+// takeVarBinary gathers variable-length values (string, binary and their
+// large variants) into new offset and data buffers. offs is offset-adjusted:
+// value i spans data[offs[i]:offs[i+1]].
+func takeVarBinary[O int32 | int64](mem memory.Allocator, offs []O, data []byte, idx []int32) (*memory.Buffer, *memory.Buffer) {
+	var zero O
+	width := int(unsafeSizeof(zero))
+	offBuf := newBuffer(mem, (len(idx)+1)*width)
+	out := castOffsets[O](offBuf.Bytes())[:len(idx)+1]
+	var total O
 	for i, r := range idx {
-		offs[i] = int32(total)
-		total += int(vb.offs[r+1] - vb.offs[r])
+		out[i] = total
+		total += offs[r+1] - offs[r]
 	}
-	offs[len(idx)] = int32(total)
-	dataBuf := newBuffer(mem, total)
-	data := dataBuf.Bytes()
+	out[len(idx)] = total
+	dataBuf := newBuffer(mem, int(total))
+	dst := dataBuf.Bytes()
 	for i, r := range idx {
-		copy(data[offs[i]:offs[i+1]], vb.data[vb.offs[r]:vb.offs[r+1]])
+		copy(dst[out[i]:out[i+1]], data[offs[r]:offs[r+1]])
 	}
 	return offBuf, dataBuf
 }
 
 // Compact returns a record holding only the live rows of b. When b has no
 // selection it returns b.Rec with an extra reference; either way the caller
-// releases the result (and still owns its reference to b).
+// releases the result (and still owns its reference to b). Every column type
+// Take supports is supported.
 func Compact(mem memory.Allocator, b columnar.Batch) arrow.RecordBatch {
 	if b.Sel == nil {
 		b.Rec.Retain()

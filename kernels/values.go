@@ -183,3 +183,43 @@ func makeArray(dt arrow.DataType, n int, bufs []*memory.Buffer, nulls int) arrow
 	d.Release()
 	return a
 }
+
+// unsafeSizeof is unsafe.Sizeof for a type parameter's value.
+func unsafeSizeof[T any](v T) uintptr { return unsafe.Sizeof(v) }
+
+// castOffsets views a byte buffer as offsets of type O.
+func castOffsets[O int32 | int64](b []byte) []O {
+	var zero O
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*O)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/int(unsafe.Sizeof(zero)))
+}
+
+// largeOffsets returns the offset-adjusted offsets of a large string or
+// large binary array (one more than its length).
+func largeOffsets(a arrow.Array) []int64 {
+	var offs []int64
+	switch c := a.(type) {
+	case *array.LargeString:
+		if c.Len() > 0 {
+			offs = c.ValueOffsets()
+		}
+	case *array.LargeBinary:
+		if c.Len() > 0 {
+			offs = c.ValueOffsets()
+		}
+	}
+	if len(offs) == 0 {
+		offs = []int64{0}
+	}
+	return offs
+}
+
+// varData returns the data buffer of a variable-length binary array.
+func varData(a arrow.Array) []byte {
+	if b := a.Data().Buffers()[2]; b != nil {
+		return b.Bytes()
+	}
+	return nil
+}
