@@ -2,6 +2,7 @@ package millrace
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -225,9 +226,31 @@ func (s *Stream) DropDuplicatesWithinWatermark(cols ...string) *Stream {
 // Missing fields are null and unknown fields are ignored. A malformed
 // document fails the query with its position (topic, partition and offset
 // for Kafka input), or goes to the query's DeadLetterSink when one is set.
-func (s *Stream) FromJSON(col string, schema *arrow.Schema) *Stream {
+// A string holding invalid UTF-8 makes the document malformed (as in
+// Spark), unless opts asks for ReplaceInvalidUTF8. At most one JSONOptions
+// may be given.
+func (s *Stream) FromJSON(col string, schema *arrow.Schema, opts ...JSONOptions) *Stream {
 	if s.err != nil {
 		return s
 	}
-	return s.then(plan.NewParseJSON(s.node, col, schema))
+	if len(opts) > 1 {
+		return &Stream{err: fmt.Errorf("fromJSON(%s): %d JSONOptions given; pass at most one", col, len(opts))}
+	}
+	n, err := plan.NewParseJSON(s.node, col, schema)
+	if err != nil {
+		return s.then(nil, err)
+	}
+	if len(opts) == 1 {
+		n.ReplaceInvalidUTF8 = opts[0].ReplaceInvalidUTF8
+	}
+	return s.then(n, nil)
+}
+
+// JSONOptions tunes FromJSON.
+type JSONOptions struct {
+	// ReplaceInvalidUTF8 stores each byte of a JSON string that is not part
+	// of valid UTF-8 as U+FFFD, instead of treating the document as
+	// malformed. Arrow and Parquet string columns must hold UTF-8: readers
+	// such as pyarrow and delta-rs refuse a table that does not.
+	ReplaceInvalidUTF8 bool
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -14,6 +15,10 @@ import (
 
 // DeadLetterSchema is the schema of the rows a dead-letter sink receives:
 // where the malformed record was, its raw text, and why it was rejected.
+// The columns are strings, which must hold UTF-8 (Parquet readers refuse
+// anything else), so a byte of the raw record (or of a file name) that is
+// not part of valid UTF-8 is written as U+FFFD; source and position locate
+// the original bytes.
 var DeadLetterSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "source", Type: arrow.BinaryTypes.String},
 	{Name: "position", Type: arrow.PrimitiveTypes.Int64},
@@ -94,14 +99,14 @@ func (q *Query) writeDeadLetters(ctx context.Context, b *batchRun) error {
 		bld := array.NewRecordBuilder(q.mem, DeadLetterSchema)
 		defer bld.Release()
 		for _, r := range all {
-			bld.Field(0).(*array.StringBuilder).Append(r.Source)
+			bld.Field(0).(*array.StringBuilder).Append(validUTF8(r.Source))
 			bld.Field(1).(*array.Int64Builder).Append(r.Position)
-			bld.Field(2).(*array.StringBuilder).Append(string(r.Raw))
+			bld.Field(2).(*array.StringBuilder).Append(validUTF8(string(r.Raw)))
 			msg := ""
 			if r.Err != nil {
 				msg = r.Err.Error()
 			}
-			bld.Field(3).(*array.StringBuilder).Append(msg)
+			bld.Field(3).(*array.StringBuilder).Append(validUTF8(msg))
 		}
 		rec := bld.NewRecordBatch()
 		defer rec.Release()
@@ -114,6 +119,15 @@ func (q *Query) writeDeadLetters(ctx context.Context, b *batchRun) error {
 		return fmt.Errorf("dead-letter sink %s: %w", q.cfg.DeadLetterSink.Name(), err)
 	}
 	return nil
+}
+
+// validUTF8 returns s with each byte that is not part of valid UTF-8
+// replaced by U+FFFD (converting to runes does exactly that).
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return string([]rune(s))
 }
 
 func hasParseJSON(n plan.Node) bool {

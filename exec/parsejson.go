@@ -40,6 +40,7 @@ func (o jsonOp) apply(t *task, b columnar.Batch) (columnar.Batch, error) {
 	defer b.Release()
 	rows := textdecode.NewRows(t.mem, o.node.Fields, max(1, b.NumRows()))
 	defer rows.Release()
+	rows.SetReplaceInvalidUTF8(o.node.ReplaceInvalidUTF8)
 	dec := textdecode.NewJSON(rows)
 	src := b.Rec.Column(o.col)
 	n := b.NumRows()

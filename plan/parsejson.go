@@ -16,7 +16,10 @@ type ParseJSON struct {
 	Input  Node
 	Col    string
 	Fields *arrow.Schema
-	schema *arrow.Schema
+	// ReplaceInvalidUTF8 stores invalid UTF-8 in JSON strings as U+FFFD
+	// instead of treating the document as malformed.
+	ReplaceInvalidUTF8 bool
+	schema             *arrow.Schema
 }
 
 func (p *ParseJSON) Schema() *arrow.Schema { return p.schema }

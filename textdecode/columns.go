@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -73,7 +74,10 @@ type Rows struct {
 	slots  []slot
 	rows   int
 	batch  int
-	arena  []byte // unescaped JSON strings of the current row
+	arena  []byte // unescaped JSON strings (and repaired UTF-8) of the current row
+	// replaceInvalid stores invalid UTF-8 in string columns with U+FFFD
+	// instead of rejecting the row (SetReplaceInvalidUTF8).
+	replaceInvalid bool
 }
 
 // NewRows returns a builder of records of at most batchRows rows.
@@ -98,6 +102,14 @@ func NewRows(mem memory.Allocator, schema *arrow.Schema, batchRows int) *Rows {
 	b.rb.Reserve(b.batch)
 	return b
 }
+
+// SetReplaceInvalidUTF8 chooses what a string column does with text that is
+// not valid UTF-8. By default the value is rejected (an error naming the
+// offending byte), because Arrow and Parquet string columns must hold
+// UTF-8 and readers such as pyarrow and delta-rs refuse a table that does
+// not. With on, each byte that is not part of a valid UTF-8 sequence is
+// stored as U+FFFD instead, as Go's range over a string decodes it.
+func (b *Rows) SetReplaceInvalidUTF8(on bool) { b.replaceInvalid = on }
 
 // Release frees the builders.
 func (b *Rows) Release() { b.rb.Release() }
@@ -233,13 +245,13 @@ func (b *Rows) setInt(c int, text []byte) error {
 }
 
 // SetText stores a textual value (a CSV field, or a JSON string) in column c
-// of any kind.
+// of any kind. Text for a string column must be UTF-8 (see
+// SetReplaceInvalidUTF8).
 func (b *Rows) SetText(c int, text []byte) error {
 	k := b.kinds[c]
 	switch k {
 	case kindString:
-		b.slots[c] = slot{valid: true, s: text}
-		return nil
+		return b.setString(c, text, false)
 	case kindBool:
 		switch str(text) {
 		case "true", "True", "TRUE":
@@ -273,6 +285,51 @@ func (b *Rows) SetText(c int, text []byte) error {
 		}
 	}
 	return cannotParse(text, k, b.schema.Field(c).Type)
+}
+
+// setString stores text in string column c after checking that it is
+// UTF-8; ascii says the caller already knows it holds no byte >= 0x80, so
+// the check costs nothing on the common path.
+func (b *Rows) setString(c int, text []byte, ascii bool) error {
+	if !ascii && !utf8.Valid(text) {
+		if !b.replaceInvalid {
+			return invalidUTF8(text)
+		}
+		start := len(b.arena)
+		b.arena = appendValidUTF8(b.arena, text)
+		text = b.arena[start:]
+	}
+	b.slots[c] = slot{valid: true, s: text}
+	return nil
+}
+
+// invalidUTF8 is the error for text that is not UTF-8: it names the first
+// bad byte and its place, and the option that would keep the row.
+func invalidUTF8(text []byte) error {
+	at := 0
+	for at < len(text) {
+		r, size := utf8.DecodeRune(text[at:])
+		if r == utf8.RuneError && size == 1 {
+			break
+		}
+		at += size
+	}
+	return &errType{fmt.Sprintf("invalid UTF-8 in a string: byte 0x%02x at byte %d of the value; fix the producer, or set ReplaceInvalidUTF8 to store U+FFFD in its place", text[at], at)}
+}
+
+// appendValidUTF8 appends text to dst with every byte that is not part of
+// a valid UTF-8 sequence replaced by U+FFFD.
+func appendValidUTF8(dst, text []byte) []byte {
+	for len(text) > 0 {
+		r, size := utf8.DecodeRune(text)
+		if r == utf8.RuneError && size == 1 {
+			dst = utf8.AppendRune(dst, utf8.RuneError)
+		} else {
+			dst = append(dst, text[:size]...)
+		}
+		text = text[size:]
+	}
+	return dst
 }
 
 func allDigits(b []byte) bool {

@@ -7,6 +7,12 @@
 // It is shared by the file source (JSON lines, CSV) and by FromJSON in the
 // engine (JSON documents in a binary column, e.g. Kafka values).
 //
+// String columns hold UTF-8 only (Arrow and Parquet require it): a string
+// value with invalid UTF-8 is an error, or, with Rows.SetReplaceInvalidUTF8,
+// has each bad byte replaced by U+FFFD. The JSON scanner notes whether a
+// string has a byte >= 0x80 while it looks for the closing quote, so
+// all-ASCII strings are never validated again.
+//
 // Supported column types: bool, int32, int64, float32, float64, string,
 // date32, timestamp (any unit; RFC 3339 text, "YYYY-MM-DD HH:MM:SS[.f]" or
 // integer epoch milliseconds).

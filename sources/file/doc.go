@@ -54,7 +54,10 @@
 //
 // By default Read fails with a *RecordError (which wraps
 // sources.ErrBadRecord) naming the file, the 1-based line, the field and the
-// problem. With Options.DeadLetters set, the record goes to
+// problem. A JSON string or CSV field for a string column that is not valid
+// UTF-8 makes its record malformed, unless Options.ReplaceInvalidUTF8 asks
+// for U+FFFD in place of each bad byte. With Options.DeadLetters set, the
+// record goes to
 // DeadLetters.Add with its raw text, the source counts it (BadRecords,
 // Metrics) and reading continues.
 //

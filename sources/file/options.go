@@ -43,6 +43,12 @@ type Options struct {
 	// DeadLetters, when set, receives malformed records instead of failing
 	// the batch.
 	DeadLetters sources.DeadLetters
+	// ReplaceInvalidUTF8 stores each byte of a JSON string or CSV field that
+	// is not part of valid UTF-8 as U+FFFD in string columns. By default
+	// such a record is malformed: Arrow and Parquet string columns must
+	// hold UTF-8, and readers such as pyarrow and delta-rs refuse a table
+	// that does not.
+	ReplaceInvalidUTF8 bool
 }
 
 // SupportedTypes lists the column types the JSON and CSV readers fill.

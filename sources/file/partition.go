@@ -77,6 +77,7 @@ func (p *Partition) Read(ctx context.Context, mem memory.Allocator, emit func(ar
 	}
 	rb := textdecode.NewRows(mem, p.src.opts.Schema, BatchRows)
 	defer rb.Release()
+	rb.SetReplaceInvalidUTF8(p.src.opts.ReplaceInvalidUTF8)
 	if p.src.opts.Format == CSV {
 		err = p.readCSV(ctx, r, rb, emit)
 	} else {

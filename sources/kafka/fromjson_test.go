@@ -285,3 +285,67 @@ func TestFromJSONDeadLetterBroker(t *testing.T) {
 	defer src.Close()
 	checkFromJSON(t, mem, src, topic, msgs, 17)
 }
+
+// runFromJSON runs FromJSON over msgs of the Kafka schema (topic clicks,
+// partition 0) on the memory source and returns the output, the dead
+// letters and the query's error.
+func runFromJSON(t *testing.T, msgs []message, deadLetter bool, opts ...millrace.JSONOptions) ([]map[string]string, []map[string]string, error) {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	src := memsrc.New(kafka.Schema(), memsrc.WithAllocator(mem))
+	rec := kafkaRecord(t, mem, "clicks", 0, msgs)
+	if _, err := src.AddBatch(rec); err != nil {
+		t.Fatal(err)
+	}
+	rec.Release()
+	out, dead := newJSONRecorder(), newJSONRecorder()
+	w := millrace.ReadStream(src).FromJSON("value", clickJSON, opts...).WriteStream(out).Allocator(mem).Trigger(millrace.AvailableNow())
+	if deadLetter {
+		w = w.DeadLetterSink(dead)
+	}
+	q, err := w.Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = q.AwaitTermination(context.Background())
+	return out.all(), dead.all(), err
+}
+
+// TestFromJSONInvalidUTF8 is the regression test of issue 10 item 11 for
+// FromJSON: a Kafka value whose JSON string holds invalid UTF-8 used to be
+// decoded into the string column as is. By default it fails the query
+// naming topic, partition and offset; a dead-letter sink gets it (its
+// record column, a string, with U+FFFD for the bad byte); with
+// JSONOptions{ReplaceInvalidUTF8: true} the row holds U+FFFD.
+func TestFromJSONInvalidUTF8(t *testing.T) {
+	msgs := fromJSONMessages(6, -1)
+	msgs[4].value = []byte("{\"campaign_id\": 4, \"user\": \"u\xff4\"}")
+
+	_, _, err := runFromJSON(t, msgs, false)
+	if err == nil || !strings.Contains(err.Error(), "topic clicks partition 0 offset 4") || !strings.Contains(err.Error(), "field user: invalid UTF-8") {
+		t.Fatalf("error %v: want it to name the record and the field", err)
+	}
+
+	out, dl, err := runFromJSON(t, msgs, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 5 || len(dl) != 1 || dl[0]["source"] != `"topic clicks partition 0 offset 4"` ||
+		dl[0]["record"] != `"{\"campaign_id\": 4, \"user\": \"u`+"\uFFFD"+`4\"}"` {
+		t.Fatalf("%d rows out; dead letters %v", len(out), dl)
+	}
+
+	out, dl, err = runFromJSON(t, msgs, false, millrace.JSONOptions{ReplaceInvalidUTF8: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 6 || len(dl) != 0 {
+		t.Fatalf("%d rows out, %d dead letters", len(out), len(dl))
+	}
+	for _, r := range out {
+		if r["offset"] == "4" && r["user"] != `"u`+"\uFFFD"+`4"` {
+			t.Fatalf("offset 4: user %s, want u\uFFFD4", r["user"])
+		}
+	}
+}

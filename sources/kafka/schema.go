@@ -1,6 +1,8 @@
 package kafka
 
 import (
+	"unicode/utf8"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -99,7 +101,15 @@ func (r *recBuilder) add(m *kgo.Message) {
 	for i := range m.Headers {
 		h := &m.Headers[i]
 		r.hdrS.Append(true)
-		r.hdrK.Append(h.Key)
+		key := h.Key
+		if !utf8.ValidString(key) {
+			// The key column is a string, which must hold UTF-8 (Parquet
+			// readers refuse anything else). Kafka's Java client, and so
+			// Spark, decode header keys with U+FFFD for invalid bytes;
+			// converting to runes does the same, byte by byte.
+			key = string([]rune(key))
+		}
+		r.hdrK.Append(key)
 		if h.Value == nil {
 			r.hdrV.AppendNull()
 		} else {
