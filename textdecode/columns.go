@@ -191,24 +191,34 @@ func cannotParse(text []byte, c kind, t arrow.DataType) error {
 	return &errType{fmt.Sprintf("cannot parse %q as %s", s, what)}
 }
 
+func outOfNanoRange(text []byte) error {
+	return &errType{fmt.Sprintf("%q is outside the range of a nanosecond timestamp (years 1677 to 2262)", text)}
+}
+
 // str views b as a string without copying; the result must not outlive b
 // (strconv errors holding it are never returned).
 func str(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // setMicros stores a timestamp given in microseconds in column c's unit.
-func (b *Rows) setMicros(c int, us int64) {
-	sl := &b.slots[c]
-	sl.valid = true
+// It returns false when the time does not fit the unit: a nanosecond
+// timestamp spans only the years 1677 to 2262.
+func (b *Rows) setMicros(c int, us int64) bool {
+	var v int64
 	switch b.units[c] {
 	case arrow.Second:
-		sl.i = FloorDiv(us, 1_000_000)
+		v = FloorDiv(us, 1_000_000)
 	case arrow.Millisecond:
-		sl.i = FloorDiv(us, 1_000)
+		v = FloorDiv(us, 1_000)
 	case arrow.Microsecond:
-		sl.i = us
+		v = us
 	default:
-		sl.i = us * 1_000
+		if us > math.MaxInt64/1_000 || us < math.MinInt64/1_000 {
+			return false
+		}
+		v = us * 1_000
 	}
+	b.slots[c] = slot{valid: true, i: v}
+	return true
 }
 
 // FloorDiv divides rounding towards negative infinity.
@@ -237,7 +247,9 @@ func (b *Rows) setInt(c int, text []byte) error {
 		if v > math.MaxInt64/1000 || v < math.MinInt64/1000 {
 			return cannotParse(text, k, b.schema.Field(c).Type)
 		}
-		b.setMicros(c, v*1000)
+		if !b.setMicros(c, v*1000) {
+			return outOfNanoRange(text)
+		}
 	default:
 		return cannotParse(text, k, b.schema.Field(c).Type)
 	}
@@ -277,7 +289,9 @@ func (b *Rows) SetText(c int, text []byte) error {
 		}
 	case kindTimestamp:
 		if us, ok := ParseTimestamp(text); ok {
-			b.setMicros(c, us)
+			if !b.setMicros(c, us) {
+				return outOfNanoRange(text)
+			}
 			return nil
 		}
 		if allDigits(text) {
