@@ -90,6 +90,11 @@ func parseOffsetsJSON(s string, allowSpecial bool) (offsets, error) {
 			if off < 0 && !(allowSpecial && (off == earliestOffset || off == latestOffset)) {
 				return nil, fmt.Errorf("topic %q partition %d: bad offset %d", topic, p, off)
 			}
+			if _, dup := o[tp{topic, int32(p)}]; dup {
+				// "1" and "01" name one partition; which offset won would
+				// depend on map order.
+				return nil, fmt.Errorf("topic %q: partition %d is given twice", topic, p)
+			}
 			o[tp{topic, int32(p)}] = off
 		}
 	}
