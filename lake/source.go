@@ -87,6 +87,12 @@ func decodeOffset(o sources.Offset) (SourceOffset, error) {
 	if err := json.Unmarshal([]byte(o), &so); err != nil {
 		return so, fmt.Errorf("lake: bad Delta source offset %q: %w", o, err)
 	}
+	// Index is -1 (before the version's first file), a file's place, or
+	// endIndex (after its last); anything else, or a negative version,
+	// comes from a corrupt checkpoint and would index outside the files.
+	if so.ReservoirVersion < 0 || so.Index < -1 {
+		return so, fmt.Errorf("lake: bad Delta source offset %q: negative version or index", o)
+	}
 	return so, nil
 }
 
