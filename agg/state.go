@@ -243,11 +243,19 @@ func (t *Table) LoadGroups(keys []arrow.Array, states [][]byte) error {
 		gids := gb.NewArray()
 		gb.Release()
 		vals := p.vals.NewArray()
-		_, err := t.accs[i].(*countDistinctAcc).pairs.Lookup([]arrow.Array{gids, vals}, nil, nil, true)
+		pairs := t.accs[i].(*countDistinctAcc).pairs
+		before := pairs.Len()
+		_, err := pairs.Lookup([]arrow.Array{gids, vals}, nil, nil, true)
 		gids.Release()
 		vals.Release()
 		if err != nil {
 			return err
+		}
+		if added := pairs.Len() - before; added != len(p.gids) {
+			// A group's distinct values repeat: its count would not match
+			// its values (EncodeStates never writes this).
+			return fmt.Errorf("agg: load: aggregate %d (%s) holds %d values but only %d distinct ones; the state is corrupt",
+				i, t.specs[i].Func, len(p.gids), added)
 		}
 	}
 	return nil
