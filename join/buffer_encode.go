@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -12,20 +13,44 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 )
 
-// Encodings. Both start with a 4-byte magic and a version byte, then
-// varint header fields, then an Arrow IPC stream whose schema is the
-// buffer's schema plus two columns: idField (int64 sequence number) and
+// Encodings. Both start with a 4-byte magic, a version byte and the
+// CRC-32C (Castagnoli, big-endian) of everything after it, then varint
+// header fields, then an Arrow IPC stream whose schema is the buffer's
+// schema plus two columns: idField (int64 sequence number) and
 // matchedField (bool).
 //
-//	snapshot: "MRJS" 1 uvarint(seq) ipc(all buffered rows)
-//	changes:  "MRJC" 1 uvarint(seq) varint(evictBound) uvarint(n) n×uvarint(id) ipc(new rows)
+//	snapshot: "MRJS" 2 crc32c uvarint(seq) ipc(all buffered rows)
+//	changes:  "MRJC" 2 crc32c uvarint(seq) varint(evictBound) uvarint(n) n×uvarint(id) ipc(new rows)
+//
+// The checksum is there for the IPC reader: arrow-go's trusts the sizes in
+// its input, so corrupt bytes can make it panic or allocate without bound
+// (a fatal out-of-memory no recover can catch), as fuzzing found. Version 1,
+// written before the checksum, is still read; its IPC stream must then
+// begin with the exact schema message this code writes.
 const (
-	snapshotMagic = "MRJS"
-	changesMagic  = "MRJC"
-	encVersion    = 1
-	idField       = "__millrace_row_id"
-	matchedField  = "__millrace_matched"
+	snapshotMagic   = "MRJS"
+	changesMagic    = "MRJC"
+	encVersion      = 2
+	encVersionNoCRC = 1
+	idField         = "__millrace_row_id"
+	matchedField    = "__millrace_matched"
 )
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// startEncoding writes the magic, the version and room for the checksum.
+func startEncoding(w *bytes.Buffer, magic string) {
+	w.WriteString(magic)
+	w.WriteByte(encVersion)
+	w.Write(make([]byte, 4))
+}
+
+// finishEncoding fills in the checksum of an encoding begun by
+// startEncoding.
+func finishEncoding(b []byte) []byte {
+	binary.BigEndian.PutUint32(b[5:9], crc32.Checksum(b[9:], castagnoli))
+	return b
+}
 
 // ErrCorrupt is returned (wrapped) by Load and ApplyChanges for bytes that
 // are not a buffer encoding of this version and schema.
@@ -74,8 +99,19 @@ func (b *Buffer) writeRows(w *bytes.Buffer, from int) error {
 	return nil
 }
 
-// readRows appends the rows of an IPC stream written by writeRows.
-func (b *Buffer) readRows(data []byte) error {
+// readRows appends the rows of an IPC stream written by writeRows. A panic
+// of the IPC reader on bytes it cannot parse is a corrupt encoding.
+func (b *Buffer) readRows(data []byte, checked bool) (err error) {
+	if !checked {
+		if err := b.checkSchemaMessage(data); err != nil {
+			return err
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: rows: %v", ErrCorrupt, r)
+		}
+	}()
 	// The schema is checked here rather than by ipc.WithSchema: arrow-go
 	// v18.8 compares large list types with reflect.DeepEqual, so a
 	// large_list<map<…>> read back never equals the one written.
@@ -107,6 +143,16 @@ func (b *Buffer) readRows(data []byte) error {
 		for i := range cols {
 			cols[i] = retype(rec.Column(i), b.schema.Field(i).Type)
 		}
+		if !checked {
+			for i, c := range cols {
+				if err := validateColumn(c); err != nil {
+					for _, c := range cols {
+						c.Release()
+					}
+					return fmt.Errorf("%w: rows: column %s: %v", ErrCorrupt, b.schema.Field(i).Name, err)
+				}
+			}
+		}
 		rows := array.NewRecordBatch(b.schema, cols, int64(n))
 		for _, c := range cols {
 			c.Release()
@@ -118,6 +164,74 @@ func (b *Buffer) readRows(data []byte) error {
 	}
 	if err := rd.Err(); err != nil {
 		return fmt.Errorf("%w: rows: %v", ErrCorrupt, err)
+	}
+	return nil
+}
+
+// validateColumn checks a column read from an encoding without a checksum
+// at every level: arrow's full validation (offsets within bounds and
+// increasing), and buffers long enough for the rows. The IPC reader checks
+// none of this, and the kernels trust it.
+func validateColumn(a arrow.Array) error {
+	d := a.Data()
+	need := func(i, bytes int) error {
+		bufs := d.Buffers()
+		if i < len(bufs) && bufs[i] != nil && bufs[i].Len() < bytes {
+			return fmt.Errorf("%s: buffer %d has %d bytes, want %d", a.DataType(), i, bufs[i].Len(), bytes)
+		}
+		if i < len(bufs) && bufs[i] == nil && i > 0 && bytes > 0 {
+			return fmt.Errorf("%s: buffer %d is missing", a.DataType(), i)
+		}
+		return nil
+	}
+	bits := d.Offset() + d.Len()
+	if len(d.Buffers()) > 0 && a.NullN() > 0 {
+		if err := need(0, (bits+7)/8); err != nil {
+			return err
+		}
+	}
+	switch dt := a.DataType().(type) {
+	case *arrow.BooleanType:
+		if err := need(1, (bits+7)/8); err != nil {
+			return err
+		}
+	case arrow.FixedWidthDataType:
+		if _, isDict := dt.(*arrow.DictionaryType); !isDict {
+			if err := need(1, bits*dt.BitWidth()/8); err != nil {
+				return err
+			}
+		}
+	}
+	if v, ok := a.(interface{ ValidateFull() error }); ok {
+		if err := v.ValidateFull(); err != nil {
+			return err
+		}
+	}
+	var children []arrow.Array
+	switch a := a.(type) {
+	case *array.Struct:
+		for f := 0; f < a.NumField(); f++ {
+			if a.Field(f).Len() < a.Len() {
+				return fmt.Errorf("%s: field %d has %d rows, want %d", a.DataType(), f, a.Field(f).Len(), a.Len())
+			}
+			children = append(children, a.Field(f))
+		}
+	case array.ListLike:
+		children = append(children, a.ListValues())
+	case *array.Dictionary:
+		children = append(children, a.Indices(), a.Dictionary())
+		for i := 0; i < a.Len(); i++ {
+			if a.IsValid(i) && (a.GetValueIndex(i) < 0 || a.GetValueIndex(i) >= a.Dictionary().Len()) {
+				return fmt.Errorf("%s: row %d: index outside the dictionary", a.DataType(), i)
+			}
+		}
+	case array.ExtensionArray:
+		children = append(children, a.Storage())
+	}
+	for _, c := range children {
+		if err := validateColumn(c); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -160,14 +274,13 @@ func retype(a arrow.Array, dt arrow.DataType) arrow.Array {
 // holds what happens after this call.
 func (b *Buffer) Snapshot() ([]byte, error) {
 	var w bytes.Buffer
-	w.WriteString(snapshotMagic)
-	w.WriteByte(encVersion)
+	startEncoding(&w, snapshotMagic)
 	w.Write(binary.AppendUvarint(nil, uint64(b.seq)))
 	if err := b.writeRows(&w, 0); err != nil {
 		return nil, err
 	}
 	b.resetChanges()
-	return w.Bytes(), nil
+	return finishEncoding(w.Bytes()), nil
 }
 
 func (b *Buffer) resetChanges() {
@@ -180,7 +293,7 @@ func (b *Buffer) resetChanges() {
 // time column of the encoded buffer) by a Snapshot.
 func (b *Buffer) Load(data []byte) error {
 	b.Release()
-	rest, err := header(data, snapshotMagic)
+	rest, checked, err := header(data, snapshotMagic)
 	if err != nil {
 		return err
 	}
@@ -188,7 +301,7 @@ func (b *Buffer) Load(data []byte) error {
 	if n <= 0 {
 		return fmt.Errorf("%w: snapshot header", ErrCorrupt)
 	}
-	if err := b.readRows(rest[n:]); err != nil {
+	if err := b.readRows(rest[n:], checked); err != nil {
 		b.Release()
 		return fmt.Errorf("join: load buffer: %w", err)
 	}
@@ -197,14 +310,44 @@ func (b *Buffer) Load(data []byte) error {
 	return nil
 }
 
-func header(data []byte, magic string) ([]byte, error) {
+// header checks the magic, version and checksum of an encoding and returns
+// what follows them, and whether a checksum vouched for it (version 1 has
+// none).
+func header(data []byte, magic string) (rest []byte, checked bool, err error) {
 	if len(data) < 5 || string(data[:4]) != magic {
-		return nil, fmt.Errorf("%w: want magic %q", ErrCorrupt, magic)
+		return nil, false, fmt.Errorf("%w: want magic %q", ErrCorrupt, magic)
 	}
-	if data[4] != encVersion {
-		return nil, fmt.Errorf("%w: version %d, want %d", ErrCorrupt, data[4], encVersion)
+	switch data[4] {
+	case encVersionNoCRC:
+		return data[5:], false, nil
+	case encVersion:
+		if len(data) < 9 {
+			return nil, false, fmt.Errorf("%w: truncated header", ErrCorrupt)
+		}
+		if want, got := binary.BigEndian.Uint32(data[5:9]), crc32.Checksum(data[9:], castagnoli); got != want {
+			return nil, false, fmt.Errorf("%w: checksum %08x, want %08x", ErrCorrupt, got, want)
+		}
+		return data[9:], true, nil
 	}
-	return data[5:], nil
+	return nil, false, fmt.Errorf("%w: version %d, want %d", ErrCorrupt, data[4], encVersion)
+}
+
+// checkSchemaMessage checks, for an encoding without a checksum, that its
+// IPC stream starts with the very schema message writeRows writes for this
+// buffer, so that arrow's reader never parses a schema from untrusted
+// bytes (a corrupt one can make it allocate without bound). Version 1
+// encodings were written by the same arrow-go serialisation.
+func (b *Buffer) checkSchemaMessage(data []byte) error {
+	var w bytes.Buffer
+	iw := ipc.NewWriter(&w, ipc.WithSchema(b.encSchema()), ipc.WithAllocator(b.mem))
+	if err := iw.Close(); err != nil {
+		return fmt.Errorf("join: encode buffer schema: %w", err)
+	}
+	msg := bytes.TrimSuffix(w.Bytes(), []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}) // end-of-stream marker
+	if !bytes.HasPrefix(data, msg) {
+		return fmt.Errorf("%w: rows: not an IPC stream of the buffer's schema", ErrCorrupt)
+	}
+	return nil
 }
 
 // Changes encodes what changed since the last Snapshot or Changes and
@@ -221,8 +364,7 @@ func header(data []byte, magic string) ([]byte, error) {
 // Rows added and evicted within one interval are not written.
 func (b *Buffer) Changes() ([]byte, error) {
 	var w bytes.Buffer
-	w.WriteString(changesMagic)
-	w.WriteByte(encVersion)
+	startEncoding(&w, changesMagic)
 	hdr := binary.AppendUvarint(nil, uint64(b.seq))
 	hdr = binary.AppendVarint(hdr, b.evictBound)
 	var dirty []int64
@@ -241,7 +383,7 @@ func (b *Buffer) Changes() ([]byte, error) {
 		return nil, err
 	}
 	b.resetChanges()
-	return w.Bytes(), nil
+	return finishEncoding(w.Bytes()), nil
 }
 
 // rowOf returns the row number of sequence number id, or -1.
@@ -258,7 +400,7 @@ func (b *Buffer) rowOf(id int64) int32 {
 // before them, in order). Rows the eviction removes are discarded, not
 // returned: they were emitted when the changes were first made.
 func (b *Buffer) ApplyChanges(data []byte) error {
-	rest, err := header(data, changesMagic)
+	rest, checked, err := header(data, changesMagic)
 	if err != nil {
 		return err
 	}
@@ -291,7 +433,7 @@ func (b *Buffer) ApplyChanges(data []byte) error {
 			rec.Release()
 		}
 	}
-	if err := b.readRows(rest); err != nil {
+	if err := b.readRows(rest, checked); err != nil {
 		return fmt.Errorf("join: apply buffer changes: %w", err)
 	}
 	for _, id := range dirty {
