@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -357,6 +358,11 @@ func decodeValue(b []byte, dst array.Builder) ([]byte, error) {
 			break
 		}
 		if sb, ok := d.(*array.StringBuilder); ok {
+			if !utf8.Valid(out) {
+				// Only corrupt state holds such a key: every encoded
+				// string came from a UTF-8 string column.
+				return b, fmt.Errorf("string is not UTF-8")
+			}
 			sb.Append(string(out))
 		} else {
 			d.(*array.BinaryBuilder).Append(out)
