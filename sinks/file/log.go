@@ -90,13 +90,20 @@ func readLogEntry(dir, logDir string, id int64) (CommittedBatch, error) {
 	}
 	for n, line := range lines[1:] {
 		var f dataFile
-		if err := json.Unmarshal([]byte(line), &f); err != nil || f.Path == "" || strings.ContainsAny(f.Path, `/\`) {
+		if err := json.Unmarshal([]byte(line), &f); err != nil || !dataFileName(f.Path) || f.Rows < 0 {
 			return cb, fmt.Errorf("%w %s line %d: %q", ErrCorruptLog, path, n+2, line)
 		}
 		cb.Files = append(cb.Files, filepath.Join(dir, f.Path))
 		cb.Rows += f.Rows
 	}
 	return cb, nil
+}
+
+// dataFileName reports whether a log entry's path can name a data file:
+// a plain name directly inside the sink directory, so not "..", ".", the
+// log directory or a hidden (temporary) file.
+func dataFileName(p string) bool {
+	return p != "" && !strings.ContainsAny(p, `/\`) && !strings.HasPrefix(p, ".") && p != LogDir
 }
 
 // ReadCommitted returns the rows of every committed batch of the sink
