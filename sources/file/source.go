@@ -84,7 +84,23 @@ func decodeOffset(o sources.Offset) ([]string, error) {
 	if err := json.Unmarshal([]byte(o), &d); err != nil {
 		return nil, fmt.Errorf("file source: bad offset %q: %w", string(o), err)
 	}
+	for _, name := range d.Files {
+		if !plainName(name) {
+			// A checkpoint never holds such a name (list returns none); a
+			// corrupt or edited one must not make the source read a file
+			// outside its directory.
+			return nil, fmt.Errorf("file source: bad offset %.200q: %q is not a file name of the source directory", string(o), name)
+		}
+	}
 	return d.Files, nil
+}
+
+// plainName reports whether name can be a file list returns: no path
+// separator or NUL, not hidden (which also excludes "." and ".."), and
+// not empty.
+func plainName(name string) bool {
+	return name != "" && !strings.ContainsRune(name, '/') && !strings.ContainsRune(name, filepath.Separator) &&
+		!strings.ContainsRune(name, 0) && !strings.HasPrefix(name, ".")
 }
 
 // InitialOffset returns {"files":[]}.
