@@ -9,9 +9,9 @@
 //
 // String columns hold UTF-8 only (Arrow and Parquet require it): a string
 // value with invalid UTF-8 is an error, or, with Rows.SetReplaceInvalidUTF8,
-// has each bad byte replaced by U+FFFD. The JSON scanner notes whether a
-// string has a byte >= 0x80 while it looks for the closing quote, so
-// all-ASCII strings are never validated again.
+// has each bad byte replaced by U+FFFD. Only values stored in string
+// columns are checked, with utf8.Valid (8 ASCII bytes a step); \u escapes
+// always decode to UTF-8 (a lone surrogate to U+FFFD).
 //
 // Supported column types: bool, int32, int64, float32, float64, string,
 // date32, timestamp (any unit; RFC 3339 text, "YYYY-MM-DD HH:MM:SS[.f]" or

@@ -63,7 +63,7 @@ func (j *JSON) Parse(line []byte) (field string, err error) {
 			if p >= len(line) || line[p] != '"' {
 				return "", syntaxError(p, "expected a field name")
 			}
-			ks, ke, esc, _, np, err := scanString(line, p)
+			ks, ke, esc, np, err := scanString(line, p)
 			if err != nil {
 				return "", err
 			}
@@ -119,7 +119,7 @@ func (j *JSON) value(line []byte, p, c int, known bool) (int, error) {
 	}
 	switch ch := line[p]; {
 	case ch == '"':
-		s, e, esc, ascii, np, err := scanString(line, p)
+		s, e, esc, np, err := scanString(line, p)
 		if err != nil || !known {
 			return np, err
 		}
@@ -131,11 +131,6 @@ func (j *JSON) value(line []byte, p, c int, known bool) (int, error) {
 			}
 			text = rb.arena[start:]
 		}
-		if rb.kinds[c] == kindString {
-			// \u escapes decode to UTF-8 (a lone surrogate to U+FFFD), so
-			// only raw bytes >= 0x80 need the check.
-			return np, rb.setString(c, text, ascii)
-		}
 		return np, rb.SetText(c, text)
 	case ch == '{' || ch == '[':
 		np, err := skipComposite(line, p)
@@ -145,7 +140,7 @@ func (j *JSON) value(line []byte, p, c int, known bool) (int, error) {
 		if rb.kinds[c] == kindString {
 			// The object or array's JSON text, whose strings may hold
 			// invalid UTF-8 too.
-			return np, rb.setString(c, line[p:np], false)
+			return np, rb.setString(c, line[p:np])
 		}
 		what := "an object"
 		if ch == '[' {
@@ -232,44 +227,39 @@ func typeWord(rb *Rows, c int) string {
 }
 
 // scanString scans the JSON string starting at line[p] == '"' and returns
-// the bounds of its contents, whether it has escapes, whether it is all
-// ASCII (no byte >= 0x80, so certainly UTF-8), and the position after the
-// closing quote.
-func scanString(line []byte, p int) (s, e int, esc, ascii bool, np int, err error) {
+// the bounds of its contents, whether it has escapes, and the position
+// after the closing quote.
+func scanString(line []byte, p int) (s, e int, esc bool, np int, err error) {
 	i := p + 1
 	// Fast path: jump to the closing quote; fall back to the careful loop
 	// when the string has an escape or a control character before it.
 	if q := bytes.IndexByte(line[i:], '"'); q >= 0 {
 		plain := true
-		var or byte
 		for _, c := range line[i : i+q] {
 			if c == '\\' || c < 0x20 {
 				plain = false
 				break
 			}
-			or |= c
 		}
 		if plain {
-			return i, i + q, false, or < 0x80, i + q + 1, nil
+			return i, i + q, false, i + q + 1, nil
 		}
 	}
-	var or byte
 	for i < len(line) {
 		c := line[i]
 		switch {
 		case c == '"':
-			return p + 1, i, esc, or < 0x80, i + 1, nil
+			return p + 1, i, esc, i + 1, nil
 		case c == '\\':
 			esc = true
 			i += 2
 		case c < 0x20:
-			return 0, 0, false, false, i, syntaxError(i, "control character in string")
+			return 0, 0, false, i, syntaxError(i, "control character in string")
 		default:
-			or |= c
 			i++
 		}
 	}
-	return 0, 0, false, false, len(line), syntaxError(p, "unterminated string")
+	return 0, 0, false, len(line), syntaxError(p, "unterminated string")
 }
 
 // skipComposite skips the object or array starting at line[p].
@@ -278,7 +268,7 @@ func skipComposite(line []byte, p int) (int, error) {
 	for i := p; i < len(line); {
 		switch line[i] {
 		case '"':
-			_, _, _, _, np, err := scanString(line, i)
+			_, _, _, np, err := scanString(line, i)
 			if err != nil {
 				return np, err
 			}

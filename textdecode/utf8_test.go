@@ -49,7 +49,7 @@ func decodeOne(t *testing.T, doc string, replace, csv bool) (string, string, err
 func TestInvalidUTF8(t *testing.T) {
 	cases := []struct {
 		name, doc, want string // want: the value with replacement; "" = same as the input
-		csv, invalid         bool
+		csv, invalid    bool
 	}{
 		{name: "valid multibyte", doc: `{"id": 1, "s": "café ☕ 𝄞"}`, want: "café ☕ 𝄞"},
 		{name: "escaped", doc: `{"s": "caf\u00e9 \ud834\udd1e"}`, want: "café 𝄞"},
