@@ -3,7 +3,7 @@ GO ?= go
 # Packages with goroutines of their own get the race detector.
 RACE_PKGS = . ./exec/... ./sources/... ./sinks/...
 
-.PHONY: test vet venv kafka unit race interop bench demo build spark-venv spark-check spark-record
+.PHONY: test vet venv kafka unit race interop bench demo build spark-venv spark-check spark-record fuzz
 
 test: vet venv kafka unit race interop
 
@@ -34,6 +34,11 @@ interop:
 # Benchmarks: one core, short; see BENCHMARKS.md for the figures and flags.
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1s -cpu 1 ./kernels/ ./agg/
+
+# Every fuzz target for FUZZTIME (default 10m) each, one at a time; see
+# docs/ARCHITECTURE.md, "Fuzzing". The regular tests replay the corpora.
+fuzz:
+	sh scripts/fuzz.sh
 
 build:
 	$(GO) build -o bin/millrace ./cmd/millrace
