@@ -6,13 +6,15 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/millrace/millrace/internal/fuzzutil"
 )
 
-// FuzzCheckpointFiles writes the input as an offsets file, a commit file and
-// the metadata file of a checkpoint and reads each back, as a restart does.
+// FuzzCheckpointFiles writes the input as an offsets file, a commit file,
+// the metadata file and the sink record of a checkpoint and reads each
+// back, as a restart does.
 // Properties: no panic or hang; a rejected file is an error matching
 // ErrCorrupt or ErrUnsupportedVersion that names the file; an accepted one
 // re-encodes to a file that reads back to the same entry, and re-encodes
@@ -25,8 +27,10 @@ func FuzzCheckpointFiles(f *testing.F) {
 		"v1\n{\"batchWatermarkMs\":0,\"batchTimestampMs\":0}\n{\"batches\":12}",
 		"v1\n{\"nextBatchWatermarkMs\":5000}",
 		"v1\n{\"nextBatchWatermarkMs\":0}\n",
+		"v1\n{\"nextBatchWatermarkMs\":25000,\"millraceWatermarks\":[{\"maxEventTimeUs\":30000000,\"lastRowsMs\":1714521600000},{\"lastRowsMs\":1714521600000}]}",
 		"{\"id\":\"4f2c2f0e-2b1a-4c33-9a57-0d7f1e2a3b4c\",\"numStatePartitions\":8,\"numSources\":2,\"planFingerprint\":{\"ops\":[\"agg\"]}}\n",
 		"v2\n{}",
+		"{\"location\":\"/data/tables/clicks\",\"id\":\"8c2f0e5a-delta-table-id\"}\n",
 		"v1\r\n{\"batchWatermarkMs\":1}\r\n{\"a\": [1, 2]}\r\n",
 		"",
 		"v0\n",
@@ -80,10 +84,11 @@ func FuzzCheckpointFiles(f *testing.F) {
 		if c, err := d.Commit(0); err != nil {
 			rejected("commit file", d.commitPath(0), err)
 		} else {
-			meta, _ := json.Marshal(commitMetadata{c.NextBatchWatermarkMs})
+			meta, _ := json.Marshal(commitMetadata{c.NextBatchWatermarkMs, c.Watermarks})
 			write(d.commitPath(1), append([]byte("v1\n"), meta...))
 			back, err := d.Commit(1)
-			if err != nil || back.NextBatchWatermarkMs != c.NextBatchWatermarkMs {
+			sameMarks := len(back.Watermarks) == 0 && len(c.Watermarks) == 0 || reflect.DeepEqual(back.Watermarks, c.Watermarks)
+			if err != nil || back.NextBatchWatermarkMs != c.NextBatchWatermarkMs || !sameMarks {
 				t.Fatalf("commit file %q: read %+v, re-encoded and read %+v (%v)", data, c, back, err)
 			}
 		}
@@ -113,5 +118,22 @@ func FuzzCheckpointFiles(f *testing.F) {
 			}
 		}
 		os.Remove(mp)
+
+		// Sink record.
+		sp := filepath.Join(dir, sinkFile)
+		write(sp, data)
+		if r, ok, err := d.Sink(); err != nil {
+			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), sp) {
+				t.Fatalf("sink file %q: error %v does not name the file as corrupt", data, err)
+			}
+		} else if ok {
+			if err := d.WriteSink(r); err != nil {
+				t.Fatal(err)
+			}
+			if back, ok, err := d.Sink(); err != nil || !ok || back != r {
+				t.Fatalf("sink file %q: read %+v, re-encoded and read %+v (%v)", data, r, back, err)
+			}
+		}
+		os.Remove(sp)
 	})
 }

@@ -32,7 +32,7 @@ func fuzzTable(f *testing.F) string {
 	f.Helper()
 	ctx := context.Background()
 	dir := f.TempDir()
-	tbl, err := Create(ctx, dir, testSchema, PartitionBy("part"), CheckpointInterval(2))
+	tbl, err := Create(ctx, dir, testSchema, Options{PartitionBy: []string{"part"}, CheckpointInterval: 2})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -241,7 +241,10 @@ func TestFromJSONDeadLetterKafkaSchema(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	msgs := fromJSONMessages(40, 17)
-	src := memsrc.New(kafka.Schema(), memsrc.WithAllocator(mem))
+	src, err := memsrc.New(kafka.Schema(), memsrc.Options{Allocator: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Two batches, the second a slice (offset ≠ 0) as a reader may emit.
 	first := kafkaRecord(t, mem, "clicks", 0, msgs[:10])
 	all := kafkaRecord(t, mem, "clicks", 0, msgs)
@@ -293,7 +296,10 @@ func runFromJSON(t *testing.T, msgs []message, deadLetter bool, opts ...millrace
 	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	src := memsrc.New(kafka.Schema(), memsrc.WithAllocator(mem))
+	src, err := memsrc.New(kafka.Schema(), memsrc.Options{Allocator: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
 	rec := kafkaRecord(t, mem, "clicks", 0, msgs)
 	if _, err := src.AddBatch(rec); err != nil {
 		t.Fatal(err)
