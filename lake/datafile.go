@@ -39,6 +39,7 @@ type dataWriter struct {
 	written    []string // every file created, for abort
 	keys       [][]byte
 	seq        int
+	statsSpec  statsSpec
 }
 
 type openFile struct {
@@ -61,8 +62,13 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func newDataWriter(ctx context.Context, root string, mem memory.Allocator, schema *arrow.Schema, partCols []string, target int64) (*dataWriter, error) {
-	w := &dataWriter{ctx: ctx, root: root, mem: mem, schema: schema, partCols: partCols, target: target, open: map[string]*openFile{}}
+// newDataWriter returns a writer of data files for a table with schema and
+// metadata md (partition columns; the properties that choose the columns
+// with statistics).
+func newDataWriter(ctx context.Context, root string, mem memory.Allocator, schema *arrow.Schema, md *Metadata, target int64) (*dataWriter, error) {
+	partCols := md.PartitionColumns
+	w := &dataWriter{ctx: ctx, root: root, mem: mem, schema: schema, partCols: partCols, target: target,
+		open: map[string]*openFile{}, statsSpec: statsSpecOf(md.Configuration)}
 	var dataFields []arrow.Field
 	for _, c := range partCols {
 		i, err := columnar.FieldIndex(schema, c)
@@ -249,7 +255,7 @@ func (w *dataWriter) newFile(dir string, pv PartitionValues) (*openFile, error) 
 		f.Close()
 		return nil, fmt.Errorf("lake: parquet writer %s: %w", rel, err)
 	}
-	return &openFile{f: f, cw: cw, fw: fw, stats: newFileStats(w.dataSchema.Fields()), rel: rel, pv: pv}, nil
+	return &openFile{f: f, cw: cw, fw: fw, stats: newFileStats(w.dataSchema.Fields(), w.statsSpec), rel: rel, pv: pv}, nil
 }
 
 // dataWriterProps are the Parquet properties of data files: zstd, no

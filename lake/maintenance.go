@@ -47,7 +47,7 @@ func (t *Table) Optimize(ctx context.Context) (OptimizeResult, error) {
 		return res, nil
 	}
 	sort.Strings(keys)
-	w, err := newDataWriter(ctx, t.root, t.opts.Allocator, s.schema, s.metadata.PartitionColumns, t.opts.TargetFileSize)
+	w, err := newDataWriter(ctx, t.root, t.opts.Allocator, s.schema, s.metadata, t.opts.TargetFileSize)
 	if err != nil {
 		return res, err
 	}

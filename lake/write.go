@@ -12,7 +12,7 @@ import (
 // writeFiles writes recs as new data files of snapshot s's table. On error
 // the files are deleted.
 func (t *Table) writeFiles(ctx context.Context, s *Snapshot, recs []arrow.RecordBatch) ([]AddFile, *dataWriter, error) {
-	w, err := newDataWriter(ctx, t.root, t.opts.Allocator, s.schema, s.metadata.PartitionColumns, t.opts.TargetFileSize)
+	w, err := newDataWriter(ctx, t.root, t.opts.Allocator, s.schema, s.metadata, t.opts.TargetFileSize)
 	if err != nil {
 		return nil, nil, err
 	}
