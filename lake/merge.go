@@ -121,7 +121,7 @@ func (t *Table) merge(ctx context.Context, recs []arrow.RecordBatch, keyCols []s
 	op.metrics["numTargetRowsInserted"] = strconv.FormatInt(inserted, 10)
 	op.metrics["numTargetRowsCopied"] = strconv.FormatInt(copied, 10)
 	op.metrics["numTargetFilesRemoved"] = strconv.Itoa(len(op.removes))
-	return t.commitWritten(ctx, s.version, op, w)
+	return t.commitWritten(ctx, s, op, w)
 }
 
 func encodeKeyCols(keys [][]byte, r arrow.RecordBatch, keyIdx []int) ([][]byte, error) {
