@@ -612,8 +612,11 @@ func (c *colStats) value(isMax bool) []byte {
 		}
 		t := arrow.Timestamp(v).ToTime(c.unit).UTC()
 		ms := t.Truncate(time.Millisecond)
-		if isMax && !ms.Equal(t) {
-			ms = ms.Add(time.Millisecond) // see the departures above
+		if up := ms.Add(time.Millisecond); isMax && !ms.Equal(t) && up.Year() <= 9999 {
+			// Rounded up (see the departures above), but never past
+			// 9999-12-31T23:59:59.999, the last instant Spark and
+			// delta-rs parse: a year 10000 would lose the whole bound.
+			ms = up
 		}
 		layout := statsTimestampLayout
 		if c.ntz {

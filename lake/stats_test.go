@@ -1,7 +1,9 @@
 package lake
 
 import (
+	"context"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
 )
 
 // buildRecord makes a record of schema from rows of Go values: nil for
@@ -266,5 +269,50 @@ func TestTruncateStatsMax(t *testing.T) {
 	}
 	if _, ok := truncateStatsMax(strings.Repeat(max, 40), 32); ok {
 		t.Error("a string of 40 U+10FFFF got a max")
+	}
+}
+
+// Rounding max up never goes past year 9999, which readers cannot parse.
+func TestStatsTimestampMaxAtTheEnd(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{field("ts", tsUTC), field("ntz", tsNTZ)}, nil)
+	end := time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
+	got := statsOf(t, schema, nil, [][]any{{end, end}})
+	want := `{"numRecords":1,"minValues":{"ts":"9999-12-31T23:59:59.999Z","ntz":"9999-12-31T23:59:59.999"},` +
+		`"maxValues":{"ts":"9999-12-31T23:59:59.999Z","ntz":"9999-12-31T23:59:59.999"},"nullCount":{"ts":0,"ntz":0}}`
+	if got != want {
+		t.Errorf("stats\n got %s\nwant %s", got, want)
+	}
+}
+
+// Data files carry no Parquet column statistics for floats (NaN is left
+// out of them, and Spark's Parquet reader would drop NaN rows by them);
+// other columns keep theirs.
+func TestNoParquetFloatStats(t *testing.T) {
+	ctx := context.Background()
+	schema := arrow.NewSchema([]arrow.Field{field("id", i64), field("f", f64), field("st", arrow.StructOf(field("g", arrow.PrimitiveTypes.Float32)))}, nil)
+	tbl, err := Create(ctx, t.TempDir(), schema, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := buildRecord(t, schema, [][]any{{int64(1), math.NaN(), []any{0.5}}, {int64(2), 0.0, []any{math.NaN()}}})
+	defer rec.Release()
+	if _, err := tbl.Append(ctx, []arrow.RecordBatch{rec}); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := tbl.Files()
+	pf, err := file.OpenParquetFile(filepath.Join(tbl.Path(), files[0].Path), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	rg := pf.MetaData().RowGroup(0)
+	for i, want := range []bool{true, false, false} {
+		cc, err := rg.ColumnChunk(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if set, _ := cc.StatsSet(); set != want {
+			t.Errorf("column %s: statistics written %v, want %v", cc.PathInSchema(), set, want)
+		}
 	}
 }
