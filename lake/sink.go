@@ -39,7 +39,7 @@ type Sink struct {
 	skipped int64
 	// emptyBatches counts batches without rows, which commit nothing.
 	emptyBatches int64
-	lastVer int64
+	lastVer      int64
 }
 
 var (
