@@ -178,7 +178,9 @@ func checkCreateProperties(conf map[string]string) error {
 			what = "column mapping"
 		case k == "delta.checkpointPolicy" && v == "v2":
 			what = "v2 checkpoints"
-		case strings.HasPrefix(k, "delta.feature.") && !slices.Contains(writerFeaturesOK, strings.TrimPrefix(k, "delta.feature.")):
+		case strings.HasPrefix(k, "delta.feature.") && !slices.Contains(legacyWriterFeatures, strings.TrimPrefix(k, "delta.feature.")):
+			// Only the features writer version 2 implies come without a
+			// protocol this writer would have to build.
 			what = "table feature " + strings.TrimPrefix(k, "delta.feature.")
 		default:
 			continue
