@@ -7,7 +7,8 @@ RACE_PKGS = . ./exec/... ./sources/... ./sinks/...
 
 test: vet venv kafka unit race interop
 
-# Python readers used as independent oracles (delta-rs for Delta tables).
+# Python readers used as independent oracles (delta-rs and Spark with
+# delta-spark for Delta tables).
 venv:
 	sh scripts/venv.sh
 
@@ -25,9 +26,11 @@ unit:
 race:
 	$(GO) test -count=1 -race -short $(RACE_PKGS)
 
-# Delta interoperability: delta-rs (Python deltalake) reads what lake
-# writes and lake reads what delta-rs writes. Installs its Python packages
-# into .venv from PyPI on first use.
+# Delta interoperability: delta-rs (Python deltalake) and Spark with
+# delta-spark read what lake writes, filtered reads skip files by lake's
+# stats correctly, and lake reads what they write. Installs its Python
+# packages into .venv from PyPI on first use (scripts/venv.sh); one Spark
+# session (local[2]) serves the whole run.
 interop:
 	sh lake/interop/run.sh
 

@@ -39,6 +39,7 @@ type dataWriter struct {
 	written    []string // every file created, for abort
 	keys       [][]byte
 	seq        int
+	statsSpec  statsSpec
 }
 
 type openFile struct {
@@ -61,8 +62,13 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func newDataWriter(ctx context.Context, root string, mem memory.Allocator, schema *arrow.Schema, partCols []string, target int64) (*dataWriter, error) {
-	w := &dataWriter{ctx: ctx, root: root, mem: mem, schema: schema, partCols: partCols, target: target, open: map[string]*openFile{}}
+// newDataWriter returns a writer of data files for a table with schema and
+// metadata md (partition columns; the properties that choose the columns
+// with statistics).
+func newDataWriter(ctx context.Context, root string, mem memory.Allocator, schema *arrow.Schema, md *Metadata, target int64) (*dataWriter, error) {
+	partCols := md.PartitionColumns
+	w := &dataWriter{ctx: ctx, root: root, mem: mem, schema: schema, partCols: partCols, target: target,
+		open: map[string]*openFile{}, statsSpec: statsSpecOf(md.Configuration)}
 	var dataFields []arrow.Field
 	for _, c := range partCols {
 		i, err := columnar.FieldIndex(schema, c)
@@ -244,23 +250,39 @@ func (w *dataWriter) newFile(dir string, pv PartitionValues) (*openFile, error) 
 	}
 	w.written = append(w.written, full)
 	cw := &countingWriter{w: f}
-	fw, err := pqarrow.NewFileWriter(w.dataSchema, cw, dataWriterProps(w.mem), pqarrow.DefaultWriterProps())
+	fw, err := pqarrow.NewFileWriter(w.dataSchema, cw, dataWriterProps(w.mem, w.dataSchema), pqarrow.DefaultWriterProps())
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("lake: parquet writer %s: %w", rel, err)
 	}
-	return &openFile{f: f, cw: cw, fw: fw, stats: newFileStats(w.dataSchema.Fields()), rel: rel, pv: pv}, nil
+	return &openFile{f: f, cw: cw, fw: fw, stats: newFileStats(w.dataSchema.Fields(), w.statsSpec), rel: rel, pv: pv}, nil
 }
 
-// dataWriterProps are the Parquet properties of data files: zstd, no
-// dictionary (3–6x faster to write on our batches and about as small).
-func dataWriterProps(mem memory.Allocator) *parquet.WriterProperties {
-	return parquet.NewWriterProperties(
+// dataWriterProps are the Parquet properties of data files of schema sc:
+// zstd, no dictionary (3–6x faster to write on our batches and about as
+// small), and no column statistics for float and double columns. Those
+// statistics leave NaN out (as the Parquet format asks), and Spark pushes
+// its filters into the Parquet reader, which then drops a row group whose
+// max is 0 for `f > 0` although its NaN rows match in Spark's order, and
+// every row group for `f = NaN`. The Delta stats in the log still skip
+// files.
+func dataWriterProps(mem memory.Allocator, sc *arrow.Schema) *parquet.WriterProperties {
+	opts := []parquet.WriterProperty{
 		parquet.WithCompression(compress.Codecs.Zstd),
 		parquet.WithDictionaryDefault(false),
 		parquet.WithMaxRowGroupLength(maxRowGroupRows),
 		parquet.WithAllocator(mem),
-		parquet.WithCreatedBy("millrace"))
+		parquet.WithCreatedBy("millrace"),
+	}
+	if ps, err := pqarrow.ToParquet(sc, parquet.NewWriterProperties(), pqarrow.DefaultWriterProps()); err == nil {
+		for i := 0; i < ps.NumColumns(); i++ {
+			switch c := ps.Column(i); c.PhysicalType() {
+			case parquet.Types.Float, parquet.Types.Double:
+				opts = append(opts, parquet.WithStatsPath(c.ColumnPath(), false))
+			}
+		}
+	}
+	return parquet.NewWriterProperties(opts...)
 }
 
 // finish closes and syncs a data file and records its add action.

@@ -25,7 +25,9 @@
 //   - Data files are written before the commit that adds them, so a
 //     committed add always names a complete file.
 //   - Streaming sinks commit a txn{appId, version} in the same commit as
-//     their data, which makes a replayed batch a no-op (sink.go). At a
+//     their data, which makes a replayed batch a no-op (sink.go); a batch
+//     without rows commits nothing and is noted for Bind instead
+//     (sink_empty.go). At a
 //     checkpointed query's start the sink creates the table if needed and
 //     binds it to the checkpoint (sink_bind.go): it records the query in
 //     <table>/_millrace_queries/<queryId>.json and refuses a restart that
@@ -41,6 +43,16 @@
 //     commits that remove data (DV deletes and updates included) as change
 //     commits, and lets a stream start at any version, 0 included, checking
 //     metadata changes as Spark's Delta source does (source_schema.go).
+//   - Every table feature the writer relies on is declared (protocol.go): a
+//     timestamp_ntz column makes reader 3 / writer 7 with timestampNtz (at
+//     Create, or with the next write to an older table), others stay at
+//     reader 1 / writer 2; delta.appendOnly is honoured; properties that
+//     turn on features the writer lacks, and column invariants, are
+//     refused.
+//   - add.stats are written as delta-spark writes them, with three
+//     departures that keep delta-rs correct (stats.go); file skipping
+//     (predicate.go) compares in Spark's order (NaN above every number),
+//     so `--where` returns the same rows whatever the file layout.
 //
 // Parquet is read and written with arrow-go's pqarrow, zstd, no
 // dictionary encoding: it maps Spark/delta-rs files (nested types, INT96,
@@ -53,5 +65,6 @@
 // 64K-row batch per commit at 1.58M rows/s (41 ms per batch incl. fsyncs);
 // a scan read 5.0M rows/s.
 //
-// Read next: actions.go, schema.go, snapshot.go, dv.go, table.go, sink.go.
+// Read next: actions.go, schema.go, snapshot.go, dv.go, table.go, sink.go,
+// stats.go, predicate.go.
 package lake

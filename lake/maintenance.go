@@ -47,7 +47,7 @@ func (t *Table) Optimize(ctx context.Context) (OptimizeResult, error) {
 		return res, nil
 	}
 	sort.Strings(keys)
-	w, err := newDataWriter(ctx, t.root, t.opts.Allocator, s.schema, s.metadata.PartitionColumns, t.opts.TargetFileSize)
+	w, err := newDataWriter(ctx, t.root, t.opts.Allocator, s.schema, s.metadata, t.opts.TargetFileSize)
 	if err != nil {
 		return res, err
 	}
@@ -90,7 +90,7 @@ func (t *Table) Optimize(ctx context.Context) (OptimizeResult, error) {
 	}
 	op.adds = adds
 	op.metrics = map[string]any{"numRemovedFiles": strconv.Itoa(len(op.removes)), "numAddedFiles": strconv.Itoa(len(adds))}
-	v, err := t.commitWritten(ctx, s.version, op, w)
+	v, err := t.commitWritten(ctx, s, op, w)
 	if err != nil {
 		return res, err
 	}

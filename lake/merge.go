@@ -3,6 +3,7 @@ package lake
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -67,7 +68,7 @@ func (t *Table) merge(ctx context.Context, recs []arrow.RecordBatch, keyCols []s
 	if err != nil {
 		return -1, err
 	}
-	w, err := newDataWriter(ctx, t.root, mem, s.schema, s.metadata.PartitionColumns, t.opts.TargetFileSize)
+	w, err := newDataWriter(ctx, t.root, mem, s.schema, s.metadata, t.opts.TargetFileSize)
 	if err != nil {
 		return -1, err
 	}
@@ -120,7 +121,7 @@ func (t *Table) merge(ctx context.Context, recs []arrow.RecordBatch, keyCols []s
 	op.metrics["numTargetRowsInserted"] = strconv.FormatInt(inserted, 10)
 	op.metrics["numTargetRowsCopied"] = strconv.FormatInt(copied, 10)
 	op.metrics["numTargetFilesRemoved"] = strconv.Itoa(len(op.removes))
-	return t.commitWritten(ctx, s.version, op, w)
+	return t.commitWritten(ctx, s, op, w)
 }
 
 func encodeKeyCols(keys [][]byte, r arrow.RecordBatch, keyIdx []int) ([][]byte, error) {
@@ -232,9 +233,9 @@ func keyRangePredicates(schema *arrow.Schema, src []arrow.RecordBatch, keyIdx []
 	var preds []Predicate
 	for _, ci := range keyIdx {
 		f := schema.Field(ci)
-		cs := newColStats(f)
+		cs := newColStats(f, ci)
 		for _, r := range src {
-			cs.update(r.Column(ci))
+			cs.update(r.Column(ci), nil)
 		}
 		if cs.nulls > 0 || !cs.has {
 			continue
@@ -245,6 +246,9 @@ func keyRangePredicates(schema *arrow.Schema, src []arrow.RecordBatch, keyIdx []
 			lo, hi = cs.imin, cs.imax
 		case statFloat:
 			lo, hi = cs.fmin, cs.fmax
+			if cs.nan {
+				hi = math.NaN() // NaN keys match NaN (Spark's order: NaN is the largest)
+			}
 		case statString:
 			lo, hi = cs.smin, cs.smax
 		case statDate:

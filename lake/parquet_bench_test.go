@@ -46,7 +46,7 @@ func benchRecord(mem memory.Allocator) arrow.RecordBatch {
 }
 
 func pqarrowWrite(b *testing.B, rec arrow.RecordBatch, w io.Writer, dict bool) {
-	props := parquet.NewWriterProperties(parquet.WithCompression(dataWriterProps(nil).Compression()),
+	props := parquet.NewWriterProperties(parquet.WithCompression(dataWriterProps(nil, arrow.NewSchema(nil, nil)).Compression()),
 		parquet.WithDictionaryDefault(dict))
 	fw, err := pqarrow.NewFileWriter(rec.Schema(), w, props, pqarrow.DefaultWriterProps())
 	if err != nil {

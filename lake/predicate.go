@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 )
 
 // Op is the comparison of a Predicate.
@@ -31,7 +33,9 @@ func (o Op) String() string {
 
 // Predicate is a simple filter "column op literal" used to prune partitions
 // and skip files by their stats. Value is an int, int64, float64, string,
-// bool or time.Time (ignored for OpIsNull/OpIsNotNull).
+// bool or time.Time (ignored for OpIsNull/OpIsNotNull); for a decimal
+// column a decimal string ("580.70") or *big.Rat. Comparisons follow
+// Spark: NaN equals NaN and is above every other float.
 type Predicate struct {
 	Column string
 	Op     Op
@@ -66,31 +70,76 @@ func parseStats(s string) (*fileStatsJSON, error) {
 
 // cmpValue is a literal or stats value normalised for comparison with a
 // column of one type: integers (incl. dates in days and timestamps in
-// microseconds), floats or strings.
+// microseconds), floats, decimals, strings or booleans.
 type cmpValue struct {
-	kind byte // 'i', 'f', 's', 'b'
+	kind byte // 'i', 'f', 'd', 's', 'b'
 	i    int64
 	f    float64
+	d    *big.Rat
 	s    string
 }
 
+// compare orders a and b the way Spark does: floats with NaN equal to NaN
+// and above every other value, -0 equal to 0; integers, floats and
+// decimals compare by value; strings by UTF-8 bytes; false before true.
 func compare(a, b cmpValue) int {
 	switch {
-	case a.kind == 'i' && b.kind == 'i':
+	case a.kind == 'i' && b.kind == 'i', a.kind == 'b' && b.kind == 'b':
 		return cmpOrdered(a.i, b.i)
 	case a.kind == 's' && b.kind == 's':
 		return strings.Compare(a.s, b.s)
-	case a.kind == 'b' && b.kind == 'b':
-		return cmpOrdered(a.i, b.i)
+	case a.kind == 'f' || b.kind == 'f':
+		if a.kind == 'f' && b.kind == 'f' || !finite(a) || !finite(b) {
+			return cmpFloat(a.float(), b.float())
+		}
 	}
-	af, bf := a.f, b.f
-	if a.kind == 'i' {
-		af = float64(a.i)
+	return a.rat().Cmp(b.rat())
+}
+
+// orderable reports whether compare can order a and b: numbers with
+// numbers, strings with strings, booleans with booleans.
+func orderable(a, b cmpValue) bool {
+	num := func(k byte) bool { return k == 'i' || k == 'f' || k == 'd' }
+	return a.kind == b.kind || num(a.kind) && num(b.kind)
+}
+
+func finite(v cmpValue) bool {
+	return v.kind != 'f' || !math.IsNaN(v.f) && !math.IsInf(v.f, 0)
+}
+
+func (v cmpValue) float() float64 {
+	switch v.kind {
+	case 'i', 'b':
+		return float64(v.i)
+	case 'd':
+		f, _ := v.d.Float64()
+		return f
 	}
-	if b.kind == 'i' {
-		bf = float64(b.i)
+	return v.f
+}
+
+// rat is the exact value of a finite number.
+func (v cmpValue) rat() *big.Rat {
+	switch v.kind {
+	case 'i', 'b':
+		return new(big.Rat).SetInt64(v.i)
+	case 'f':
+		return new(big.Rat).SetFloat64(v.f)
 	}
-	return cmpOrdered(af, bf)
+	return v.d
+}
+
+// cmpFloat is Spark's order of doubles (SQLOrderingUtil.compareDoubles).
+func cmpFloat(a, b float64) int {
+	switch an, bn := math.IsNaN(a), math.IsNaN(b); {
+	case an && bn:
+		return 0
+	case an:
+		return 1
+	case bn:
+		return -1
+	}
+	return cmpOrdered(a, b)
 }
 
 func cmpOrdered[T int64 | float64](a, b T) int {
@@ -105,6 +154,9 @@ func cmpOrdered[T int64 | float64](a, b T) int {
 
 // literal normalises a predicate value for a column of type dt.
 func literal(dt arrow.DataType, v any) (cmpValue, error) {
+	if _, ok := dt.(*arrow.Decimal128Type); ok {
+		return decimalLiteral(v)
+	}
 	switch x := v.(type) {
 	case int:
 		return cmpValue{kind: 'i', i: int64(x)}, nil
@@ -114,6 +166,10 @@ func literal(dt arrow.DataType, v any) (cmpValue, error) {
 		return cmpValue{kind: 'i', i: x}, nil
 	case float64:
 		return cmpValue{kind: 'f', f: x}, nil
+	case float32:
+		return cmpValue{kind: 'f', f: float64(x)}, nil
+	case *big.Rat:
+		return cmpValue{kind: 'd', d: x}, nil
 	case string:
 		switch dt.(type) {
 		case *arrow.Date32Type, *arrow.TimestampType:
@@ -140,15 +196,92 @@ func literal(dt arrow.DataType, v any) (cmpValue, error) {
 	return cmpValue{}, fmt.Errorf("lake: predicate literal %v of type %T is not supported", v, v)
 }
 
-// statValue parses a min/max stats value of a column of type dt.
-func statValue(dt arrow.DataType, raw json.RawMessage) (cmpValue, bool) {
-	switch t := dt.(type) {
+// decimalLiteral reads a decimal column's literal: a decimal string such
+// as "580.70" or "1E-18", a *big.Rat, an integer or a float.
+func decimalLiteral(v any) (cmpValue, error) {
+	switch x := v.(type) {
+	case string:
+		r, ok := new(big.Rat).SetString(strings.TrimSpace(x))
+		if !ok {
+			return cmpValue{}, fmt.Errorf("lake: predicate literal %q is not a decimal number", x)
+		}
+		return cmpValue{kind: 'd', d: r}, nil
+	case *big.Rat:
+		return cmpValue{kind: 'd', d: x}, nil
+	case decimal128.Num:
+		return cmpValue{}, fmt.Errorf("lake: a decimal128.Num literal needs its scale: pass a string or *big.Rat")
+	case int:
+		return cmpValue{kind: 'i', i: int64(x)}, nil
+	case int64:
+		return cmpValue{kind: 'i', i: x}, nil
+	case float64:
+		return cmpValue{kind: 'f', f: x}, nil
+	}
+	return cmpValue{}, fmt.Errorf("lake: predicate literal %v of type %T is not supported for a decimal column", v, v)
+}
+
+// statsFloat reads a float min/max: a JSON number, or one of the strings
+// Spark's JSON reader takes for non-finite values.
+func statsFloatValue(raw json.RawMessage) (float64, bool) {
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return 0, false
+		}
+		switch s {
+		case "NaN", "+NaN", "-NaN":
+			return math.NaN(), true
+		case "Infinity", "+Infinity", "INF", "+INF":
+			return math.Inf(1), true
+		case "-Infinity", "-INF":
+			return math.Inf(-1), true
+		}
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	return f, err == nil
+}
+
+// statsTimeLayouts are the forms of timestamp stats: Spark writes
+// milliseconds with the session time zone's offset (timestamp) or without
+// one (timestamp_ntz).
+var statsTimeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999"}
+
+// Widening of timestamp stats, as delta-spark's reader does: the JSON
+// cuts timestamps to milliseconds, and Delta Spark 3.2/3.3 cut time zone
+// offsets to minutes (delta-io/delta#5249), so min may be up to 59 s late
+// and max up to 59.001 s early.
+const (
+	statsTimestampMinSlack = 59 * time.Second
+	statsTimestampMaxSlack = 59*time.Second + time.Millisecond
+)
+
+// statValue parses a min (isMax false) or max stats value of a column of
+// type dt, widened where the stats are rounded.
+func statValue(dt arrow.DataType, raw json.RawMessage, isMax bool) (cmpValue, bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return cmpValue{}, false
+	}
+	switch dt.(type) {
 	case *arrow.Int8Type, *arrow.Int16Type, *arrow.Int32Type, *arrow.Int64Type:
 		i, err := strconv.ParseInt(string(raw), 10, 64)
 		return cmpValue{kind: 'i', i: i}, err == nil
 	case *arrow.Float32Type, *arrow.Float64Type:
-		f, err := strconv.ParseFloat(string(raw), 64)
-		return cmpValue{kind: 'f', f: f}, err == nil && !math.IsNaN(f)
+		f, ok := statsFloatValue(raw)
+		return cmpValue{kind: 'f', f: f}, ok
+	case *arrow.Decimal128Type:
+		r, ok := new(big.Rat).SetString(string(raw))
+		return cmpValue{kind: 'd', d: r}, ok
+	case *arrow.BooleanType:
+		var b bool
+		if json.Unmarshal(raw, &b) != nil {
+			return cmpValue{}, false
+		}
+		v := cmpValue{kind: 'b'}
+		if b {
+			v.i = 1
+		}
+		return v, true
 	case *arrow.StringType:
 		var s string
 		err := json.Unmarshal(raw, &s)
@@ -161,13 +294,20 @@ func statValue(dt arrow.DataType, raw json.RawMessage) (cmpValue, bool) {
 		d, err := time.Parse("2006-01-02", s)
 		return cmpValue{kind: 'i', i: int64(arrow.Date32FromTime(d))}, err == nil
 	case *arrow.TimestampType:
-		_ = t
 		var s string
 		if json.Unmarshal(raw, &s) != nil {
 			return cmpValue{}, false
 		}
-		ts, err := time.Parse(time.RFC3339Nano, s)
-		return cmpValue{kind: 'i', i: ts.UnixMicro()}, err == nil
+		for _, layout := range statsTimeLayouts {
+			if ts, err := time.Parse(layout, s); err == nil {
+				if isMax {
+					ts = ts.Add(statsTimestampMaxSlack)
+				} else {
+					ts = ts.Add(-statsTimestampMinSlack)
+				}
+				return cmpValue{kind: 'i', i: ts.UnixMicro()}, true
+			}
+		}
 	}
 	return cmpValue{}, false
 }
@@ -251,8 +391,17 @@ func partitionMatches(dt arrow.DataType, pv string, p Predicate) (bool, error) {
 			return true, nil
 		}
 		val, _ = literal(dt, t)
+	case *arrow.Decimal128Type:
+		r, ok := new(big.Rat).SetString(pv)
+		if !ok {
+			return true, nil
+		}
+		val = cmpValue{kind: 'd', d: r}
 	default:
 		return true, nil // cannot tell: keep the file
+	}
+	if !orderable(val, lit) {
+		return true, nil // a literal of another type: cannot tell
 	}
 	c := compare(val, lit)
 	switch p.Op {
@@ -290,10 +439,10 @@ func statsMayMatch(dt arrow.DataType, st *fileStatsJSON, p Predicate) bool {
 	if err != nil {
 		return true
 	}
-	lo, okLo := statValue(dt, st.MinValues[p.Column])
-	hi, okHi := statValue(dt, st.MaxValues[p.Column])
-	if _, ok := dt.(*arrow.TimestampType); ok && okHi {
-		hi.i += 999 // max is truncated to milliseconds
+	lo, okLo := statValue(dt, st.MinValues[p.Column], false)
+	hi, okHi := statValue(dt, st.MaxValues[p.Column], true)
+	if okLo && !orderable(lo, lit) || okHi && !orderable(hi, lit) {
+		return true // a literal of another type: cannot tell
 	}
 	switch p.Op {
 	case OpEq:

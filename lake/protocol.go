@@ -3,6 +3,9 @@ package lake
 import (
 	"fmt"
 	"slices"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // Reader and writer versions this package implements.
@@ -55,6 +58,9 @@ func checkWrite(p *Protocol, md *Metadata) error {
 	if err := checkRead(p, md); err != nil {
 		return err
 	}
+	if md != nil && strings.Contains(md.SchemaString, `"delta.invariants"`) {
+		return fmt.Errorf("%w: column invariants (delta.invariants in the schema): this writer cannot check them", ErrUnsupported)
+	}
 	switch {
 	case p.MinWriterVersion <= 2:
 	case p.MinWriterVersion == 7:
@@ -66,5 +72,136 @@ func checkWrite(p *Protocol, md *Metadata) error {
 	default:
 		return fmt.Errorf("%w: minWriterVersion %d (this writer implements version 2)", ErrUnsupported, p.MinWriterVersion)
 	}
+	return nil
+}
+
+// featureTimestampNtz is the table feature a timestamp_ntz column needs.
+const featureTimestampNtz = "timestampNtz"
+
+// legacyWriterFeatures are the features writer version 2 implies; a table
+// moved to writer version 7 lists them, as Spark does.
+var legacyWriterFeatures = []string{"invariants", "appendOnly"}
+
+// requiredProtocol is the protocol of a table this package creates with
+// schema: reader 1 / writer 2, or, when a column at any depth is
+// timestamp_ntz (PROTOCOL.md, "Timestamp without timezone"), reader 3 /
+// writer 7 with the timestampNtz feature, written as Spark writes it:
+// {"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":["timestampNtz"],
+// "writerFeatures":["timestampNtz","invariants","appendOnly"]}.
+func requiredProtocol(schema *arrow.Schema) *Protocol {
+	p := &Protocol{MinReaderVersion: ReaderVersion, MinWriterVersion: WriterVersion}
+	if up := upgradeProtocol(p, schema); up != nil {
+		return up
+	}
+	return p
+}
+
+// upgradeProtocol returns p with the features schema needs added, or nil
+// when p has them all (a table an older Millrace created with a
+// timestamp_ntz column under reader 1 / writer 2 gets them with its next
+// write).
+func upgradeProtocol(p *Protocol, schema *arrow.Schema) *Protocol {
+	if !hasTimestampNtz(schema.Fields()) {
+		return nil
+	}
+	if p.MinReaderVersion >= 3 && slices.Contains(p.ReaderFeatures, featureTimestampNtz) &&
+		p.MinWriterVersion >= 7 && slices.Contains(p.WriterFeatures, featureTimestampNtz) {
+		return nil
+	}
+	up := &Protocol{MinReaderVersion: 3, MinWriterVersion: 7}
+	if p.MinReaderVersion >= 3 {
+		up.ReaderFeatures = append(up.ReaderFeatures, p.ReaderFeatures...)
+	}
+	if !slices.Contains(up.ReaderFeatures, featureTimestampNtz) {
+		up.ReaderFeatures = append(up.ReaderFeatures, featureTimestampNtz)
+	}
+	up.WriterFeatures = []string{featureTimestampNtz}
+	var have []string
+	switch {
+	case p.MinWriterVersion >= 7:
+		have = p.WriterFeatures
+	case p.MinWriterVersion == 2:
+		have = legacyWriterFeatures
+	}
+	for _, f := range have {
+		if !slices.Contains(up.WriterFeatures, f) {
+			up.WriterFeatures = append(up.WriterFeatures, f)
+		}
+	}
+	return up
+}
+
+func hasTimestampNtz(fields []arrow.Field) bool {
+	for _, f := range fields {
+		if ntzType(f.Type) {
+			return true
+		}
+	}
+	return false
+}
+
+func ntzType(t arrow.DataType) bool {
+	switch tt := t.(type) {
+	case *arrow.TimestampType:
+		return tt.TimeZone == ""
+	case *arrow.StructType:
+		return hasTimestampNtz(tt.Fields())
+	case *arrow.ListType:
+		return ntzType(tt.Elem())
+	case *arrow.MapType:
+		return ntzType(tt.KeyType()) || ntzType(tt.ItemType())
+	}
+	return false
+}
+
+// unsupportedProperties are table properties that turn on a feature this
+// package's writer does not implement; Create refuses them rather than
+// make a table whose protocol would promise what its writes break.
+var unsupportedProperties = map[string]string{
+	"delta.enableChangeDataFeed":     "change data feed (CDC files)",
+	"delta.enableDeletionVectors":    "deletion vectors",
+	"delta.enableRowTracking":        "row tracking",
+	"delta.enableTypeWidening":       "type widening",
+	"delta.enableIcebergCompatV1":    "Iceberg compatibility",
+	"delta.enableIcebergCompatV2":    "Iceberg compatibility",
+	"delta.enableInCommitTimestamps": "in-commit timestamps",
+}
+
+// checkCreateProperties refuses table properties that need a feature this
+// writer does not implement.
+func checkCreateProperties(conf map[string]string) error {
+	for k, v := range conf {
+		what, ok := unsupportedProperties[k]
+		switch {
+		case ok && strings.EqualFold(v, "true"):
+		case k == "delta.columnMapping.mode" && v != "none":
+			what = "column mapping"
+		case k == "delta.checkpointPolicy" && v == "v2":
+			what = "v2 checkpoints"
+		case strings.HasPrefix(k, "delta.feature.") && !slices.Contains(legacyWriterFeatures, strings.TrimPrefix(k, "delta.feature.")):
+			// Only the features writer version 2 implies come without a
+			// protocol this writer would have to build.
+			what = "table feature " + strings.TrimPrefix(k, "delta.feature.")
+		default:
+			continue
+		}
+		return fmt.Errorf("%w: table property %s=%s turns on %s, which this writer does not implement", ErrUnsupported, k, v, what)
+	}
+	return nil
+}
+
+// prepareWrite checks op against the table features of snapshot s that
+// bind writers and adds the protocol upgrade s's schema needs:
+// delta.appendOnly tables refuse removing data (Optimize's rewrites, which
+// change no data, stay allowed).
+func prepareWrite(s *Snapshot, op *operation) error {
+	if s.metadata != nil && strings.EqualFold(s.metadata.Configuration["delta.appendOnly"], "true") {
+		for _, r := range op.removes {
+			if r.DataChange {
+				return fmt.Errorf("%w: %s would remove data from a table with delta.appendOnly=true; only appends are allowed", ErrUnsupported, op.name)
+			}
+		}
+	}
+	op.protocol = upgradeProtocol(s.protocol, s.schema)
 	return nil
 }

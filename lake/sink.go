@@ -23,9 +23,10 @@ type SinkOptions struct {
 }
 
 // Sink is an exactly-once streaming sink into a Delta table
-// (sinks.Sink). Each batch is one commit carrying txn{appId: query id,
-// version: batch id}; a batch whose id is at or below the table's recorded
-// txn version for the query is skipped. Append mode appends, Complete mode
+// (sinks.Sink). Each batch with rows is one commit carrying txn{appId:
+// query id, version: batch id}; a batch whose id is at or below the
+// table's recorded txn version for the query is skipped, and a batch
+// without rows commits nothing (sink_empty.go). Append mode appends, Complete mode
 // replaces the table in one commit, Update mode merge-upserts on
 // KeyColumns. The table is created from the first batch's schema if absent.
 type Sink struct {
@@ -36,7 +37,9 @@ type Sink struct {
 	table   *Table
 	commits int64
 	skipped int64
-	lastVer int64
+	// emptyBatches counts batches without rows, which commit nothing.
+	emptyBatches int64
+	lastVer      int64
 }
 
 var (
@@ -77,7 +80,8 @@ func (s *Sink) Metrics() map[string]string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return map[string]string{"commits": strconv.FormatInt(s.commits, 10),
-		"skippedBatches": strconv.FormatInt(s.skipped, 10), "tableVersion": strconv.FormatInt(s.lastVer, 10)}
+		"skippedBatches": strconv.FormatInt(s.skipped, 10), "emptyBatches": strconv.FormatInt(s.emptyBatches, 10),
+		"tableVersion": strconv.FormatInt(s.lastVer, 10)}
 }
 
 // Close releases nothing; a Sink holds no open files between batches.
@@ -151,11 +155,15 @@ func (b *sinkBatch) Write(ctx context.Context, rec arrow.RecordBatch) error {
 	return nil
 }
 
-// Commit writes the data files and commits them with the batch's txn.
+// Commit writes the data files and commits them with the batch's txn. A
+// batch without rows commits nothing (see sink_empty.go).
 func (b *sinkBatch) Commit(ctx context.Context) error {
 	defer b.Abort()
 	if b.skip {
 		return nil
+	}
+	if empty, err := b.skipEmpty(); err != nil || empty {
+		return err
 	}
 	now := b.table.now().UnixMilli()
 	txn := &Txn{AppID: b.info.QueryID, Version: b.info.BatchID, LastUpdated: &now}
@@ -183,6 +191,35 @@ func (b *sinkBatch) Commit(ctx context.Context) error {
 	b.sink.lastVer = v
 	b.sink.mu.Unlock()
 	return nil
+}
+
+// skipEmpty reports whether the batch writes no rows and so makes no
+// commit: Append and Update modes without rows, Complete mode without rows
+// on a table that holds none. It notes the skipped batch for Bind.
+func (b *sinkBatch) skipEmpty() (bool, error) {
+	for _, r := range b.recs {
+		if r.NumRows() > 0 {
+			return false, nil
+		}
+	}
+	snap, err := b.table.Snapshot()
+	if err != nil {
+		return false, fmt.Errorf("lake: sink %s batch %d: %w", b.sink.path, b.info.BatchID, err)
+	}
+	if b.info.Mode == sinks.Complete && len(snap.files) > 0 {
+		return false, nil // the batch empties the table
+	}
+	v, ok := snap.TxnVersion(b.info.QueryID)
+	if !ok {
+		v = -1
+	}
+	if err := noteSkipped(b.table.Path(), b.info.QueryID, v, b.info.BatchID); err != nil {
+		return false, err
+	}
+	b.sink.mu.Lock()
+	b.sink.emptyBatches++
+	b.sink.mu.Unlock()
+	return true, nil
 }
 
 // Abort drops the buffered records. Nothing was written to the table.

@@ -102,6 +102,14 @@ func (s *Sink) Bind(ctx context.Context, info sinks.BindInfo) (sinks.Identity, e
 func checkTxns(path string, snap *Snapshot, info sinks.BindInfo, recs []sinks.QueryRecord) error {
 	v, ok := snap.TxnVersion(info.QueryID)
 	if ok && v < info.LastCommitted {
+		// Batches after v that wrote no rows committed nothing.
+		empty, err := emptyThrough(path, info.QueryID, v, info.LastCommitted)
+		if err != nil {
+			return err
+		}
+		if empty {
+			return nil
+		}
 		return fmt.Errorf("Delta table %s holds query %s's batches only up to %d, but checkpoint %s has committed "+
 			"batches up to %d: the table was restored to an older version, and batches %d..%d would be missing from it. "+
 			"Restore the table to its latest version; or set IgnoreSinkMismatch to continue, accepting the loss: %w",

@@ -79,6 +79,9 @@ func Create(ctx context.Context, path string, schema *arrow.Schema, opts Options
 			return nil, fmt.Errorf("lake: partition column %q has type %s, which cannot be a partition value", c, schema.Field(idx[0]).Type)
 		}
 	}
+	if err := checkCreateProperties(t.opts.Configuration); err != nil {
+		return nil, fmt.Errorf("lake: create %s: %w", t.root, err)
+	}
 	if err := os.MkdirAll(filepath.Join(t.root, logDir), 0o755); err != nil {
 		return nil, fmt.Errorf("lake: create %s: %w", t.root, err)
 	}
@@ -91,7 +94,7 @@ func Create(ctx context.Context, path string, schema *arrow.Schema, opts Options
 	md := &Metadata{ID: newUUID(), Format: Format{Provider: "parquet", Options: StringMap{}},
 		SchemaString: ss, PartitionColumns: parts, Configuration: conf, CreatedTime: &now}
 	op := &operation{name: "CREATE TABLE", params: map[string]any{"partitionBy": jsonList(parts)},
-		protocol: &Protocol{MinReaderVersion: ReaderVersion, MinWriterVersion: WriterVersion}, metadata: md}
+		protocol: requiredProtocol(schema), metadata: md}
 	if _, err := t.commit(ctx, -1, op); err != nil {
 		if errors.Is(err, ErrConcurrentModification) {
 			return nil, fmt.Errorf("%w: %s", ErrTableExists, t.root)

@@ -12,7 +12,7 @@ import (
 // writeFiles writes recs as new data files of snapshot s's table. On error
 // the files are deleted.
 func (t *Table) writeFiles(ctx context.Context, s *Snapshot, recs []arrow.RecordBatch) ([]AddFile, *dataWriter, error) {
-	w, err := newDataWriter(ctx, t.root, t.opts.Allocator, s.schema, s.metadata.PartitionColumns, t.opts.TargetFileSize)
+	w, err := newDataWriter(ctx, t.root, t.opts.Allocator, s.schema, s.metadata, t.opts.TargetFileSize)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -35,10 +35,17 @@ func (t *Table) writeFiles(ctx context.Context, s *Snapshot, recs []arrow.Record
 	return adds, w, nil
 }
 
-// commitWritten commits op and deletes the files w wrote if the commit
-// lost to a conflicting one (they can never be referenced).
-func (t *Table) commitWritten(ctx context.Context, readVersion int64, op *operation, w *dataWriter) (int64, error) {
-	v, err := t.commit(ctx, readVersion, op)
+// commitWritten commits op, read at snapshot s, and deletes the files w
+// wrote if the table's features refuse op or the commit lost to a
+// conflicting one (they can never be referenced).
+func (t *Table) commitWritten(ctx context.Context, s *Snapshot, op *operation, w *dataWriter) (int64, error) {
+	if err := prepareWrite(s, op); err != nil {
+		if w != nil {
+			w.abort()
+		}
+		return -1, fmt.Errorf("lake: %s of %s: %w", op.name, t.root, err)
+	}
+	v, err := t.commit(ctx, s.version, op)
 	if err != nil && errors.Is(err, ErrConcurrentModification) && w != nil {
 		w.abort()
 	}
@@ -78,7 +85,7 @@ func (t *Table) append(ctx context.Context, recs []arrow.RecordBatch, txn *Txn) 
 	}
 	op := &operation{name: "WRITE", params: map[string]any{"mode": "Append", "partitionBy": jsonList(s.metadata.PartitionColumns)},
 		adds: adds, txn: txn, metrics: writeMetrics(adds, 0)}
-	return t.commitWritten(ctx, s.version, op, w)
+	return t.commitWritten(ctx, s, op, w)
 }
 
 // Overwrite replaces the table's contents with recs in one commit (remove
@@ -104,7 +111,7 @@ func (t *Table) overwrite(ctx context.Context, recs []arrow.RecordBatch, txn *Tx
 		op.readPaths[k.path] = true
 	}
 	op.metrics = writeMetrics(adds, len(op.removes))
-	return t.commitWritten(ctx, s.version, op, w)
+	return t.commitWritten(ctx, s, op, w)
 }
 
 // removeOf returns the remove action of logical file f: with f's deletion

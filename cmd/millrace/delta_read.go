@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"os"
 	"regexp"
 	"strconv"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/millrace/millrace/kernels"
 	"github.com/millrace/millrace/lake"
@@ -37,14 +39,17 @@ func newDeltaReadCmd() *cobra.Command {
 		Long: `read scans the table (the latest version, --version N or the version current at
 --timestamp) and prints its rows: --format table draws them like Spark's show()
 (20 rows unless --limit says otherwise), csv writes CSV with a header row (nulls
-are empty cells, timestamps RFC 3339) and json one JSON object per row. csv and
+are empty cells, timestamps RFC 3339, decimals with their scale) and json one
+JSON object per row (decimals as numbers with their scale: 580.70). csv and
 json print every row unless --limit is given.
 
 --where "col op value" keeps the rows where the comparison holds; op is one of
 = != < <= > >=, or the form is "col IS NULL" / "col IS NOT NULL". The value is
 read as the column's type (quotes around strings are optional; timestamps as
-RFC 3339 or "2006-01-02 15:04:05", dates as 2006-01-02). Partition values and
-file stats skip the files that cannot match.`,
+RFC 3339 or "2006-01-02 15:04:05", dates as 2006-01-02, decimals exactly as
+written: 580.705 or 1E-18). Comparisons follow Spark: NaN equals NaN and is
+above every other number. Partition values and file stats skip the files that
+cannot match.`,
 		Example: `  millrace delta read /data/clicks
   millrace delta read --version 0 --limit 5 /data/clicks
   millrace delta read --timestamp 2024-05-01T12:00:00Z --format json /data/clicks
@@ -284,7 +289,8 @@ func (c *csvWriter) close() error {
 }
 
 // csvCell renders one value: null as an empty cell, timestamps as RFC 3339
-// in UTC, floats in the shortest form that reads back exactly.
+// in UTC, floats in the shortest form that reads back exactly, decimals
+// with their scale.
 func csvCell(col arrow.Array, i int) string {
 	if col.IsNull(i) {
 		return ""
@@ -302,6 +308,8 @@ func csvCell(col arrow.Array, i int) string {
 		return strconv.FormatFloat(a.Value(i), 'g', -1, 64)
 	case *array.Float32:
 		return strconv.FormatFloat(float64(a.Value(i)), 'g', -1, 32)
+	case *array.Decimal128:
+		return a.Value(i).ToString(a.DataType().(*arrow.Decimal128Type).Scale)
 	}
 	return col.ValueStr(i)
 }
@@ -341,7 +349,8 @@ func (j *jsonWriter) write(rec arrow.RecordBatch) error {
 func (j *jsonWriter) close() error { return nil }
 
 // jsonCell renders one value as JSON: timestamps as RFC 3339 strings,
-// non-finite floats as the strings "NaN", "Infinity", "-Infinity".
+// non-finite floats as the strings "NaN", "Infinity", "-Infinity",
+// decimals as numbers with their scale.
 func jsonCell(col arrow.Array, i int) ([]byte, error) {
 	if col.IsNull(i) {
 		return []byte("null"), nil
@@ -356,6 +365,10 @@ func jsonCell(col arrow.Array, i int) ([]byte, error) {
 		v = jsonFloat(a.Value(i))
 	case *array.Float32:
 		v = jsonFloat(float64(a.Value(i)))
+	case *array.Decimal128:
+		// A JSON number with the column's scale (580.70), as Spark's
+		// to_json writes decimals.
+		return []byte(a.Value(i).ToString(a.DataType().(*arrow.Decimal128Type).Scale)), nil
 	default:
 		v = col.GetOneForMarshal(i)
 	}
@@ -385,6 +398,9 @@ type rowFilter struct {
 	asInt  bool
 	pred   *lake.Predicate
 	source string
+	// dec is the literal of a decimal column times 10^scale, compared with
+	// the unscaled values (exactly, whatever the literal's own scale).
+	dec *big.Rat
 }
 
 var (
@@ -485,6 +501,13 @@ func parseWhere(where string, sc *arrow.Schema) (*rowFilter, error) {
 			return nil, bad("%q is not a date (2006-01-02)", raw)
 		}
 		f.lit, pv, f.asInt = int64(arrow.Date32FromTime(d)), d, true
+	case *arrow.Decimal128Type:
+		r, ok := new(big.Rat).SetString(raw)
+		if !ok {
+			return nil, bad("%q is not a decimal number (column %s is %s)", raw, f.name, dt)
+		}
+		pow := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(t.Scale)), nil)
+		f.dec, pv = new(big.Rat).Mul(r, new(big.Rat).SetInt(pow)), raw
 	default:
 		return nil, bad("filtering a column of type %s is not supported", dt)
 	}
@@ -512,6 +535,9 @@ func (f *rowFilter) apply(rec arrow.RecordBatch, buf []int32) ([]int32, error) {
 	case 2:
 		return kernels.SelectNotNull(col, nil, buf), nil
 	}
+	if f.dec != nil {
+		return f.applyDecimal(col.(*array.Decimal128), buf), nil
+	}
 	if f.asInt {
 		// A date32 column compares as its int32 day numbers.
 		d := col.Data()
@@ -525,4 +551,51 @@ func (f *rowFilter) apply(rec arrow.RecordBatch, buf []int32) ([]int32, error) {
 		return nil, fmt.Errorf("--where %q: %w", f.source, err)
 	}
 	return sel, nil
+}
+
+// applyDecimal selects the rows of a decimal column that compare with the
+// literal as f.op says (nulls never match).
+func (f *rowFilter) applyDecimal(col *array.Decimal128, buf []int32) []int32 {
+	sel := buf[:0]
+	// An integral scaled literal compares with the unscaled values as
+	// decimal128 numbers; otherwise exactly through big.Rat.
+	var lit decimal128.Num
+	fast := f.dec.IsInt() && f.dec.Num().BitLen() < 127
+	if fast {
+		lit = decimal128.FromBigInt(f.dec.Num())
+	}
+	var x big.Rat
+	for i := 0; i < col.Len(); i++ {
+		if col.IsNull(i) {
+			continue
+		}
+		var c int
+		if fast {
+			c = col.Value(i).Cmp(lit)
+		} else {
+			c = x.SetInt(col.Value(i).BigInt()).Cmp(f.dec)
+		}
+		if cmpHolds(f.op, c) {
+			sel = append(sel, int32(i))
+		}
+	}
+	return sel
+}
+
+// cmpHolds reports whether "a op b" is true for the three-way comparison c
+// of a and b.
+func cmpHolds(op kernels.CmpOp, c int) bool {
+	switch op {
+	case kernels.Eq:
+		return c == 0
+	case kernels.Ne:
+		return c != 0
+	case kernels.Lt:
+		return c < 0
+	case kernels.Le:
+		return c <= 0
+	case kernels.Gt:
+		return c > 0
+	}
+	return c >= 0
 }

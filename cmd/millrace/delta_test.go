@@ -14,6 +14,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/millrace/millrace/lake"
 )
@@ -391,5 +392,85 @@ func TestDeltaReadGolden(t *testing.T) {
 	}
 	if v0 := mustRun(t, "delta", "read", "--format", "json", "--version", "0", path); strings.Count(v0, "\n") != 3 {
 		t.Fatalf("version 0 should hold 3 rows:\n%s", v0)
+	}
+}
+
+// Decimals print with their scale (580.70, not 580.7) in json and csv, and
+// --where compares them exactly, skipping files by their decimal stats.
+func TestDeltaReadDecimals(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "dec")
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "amount", Type: &arrow.Decimal128Type{Precision: 10, Scale: 2}, Nullable: true},
+	}, nil)
+	tbl, err := lake.Create(ctx, path, schema, lake.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rows := range [][]string{{"580.70", "-0.05", ""}, {"12.00", "99999999.99"}} {
+		b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+		for i, v := range rows {
+			b.Field(0).(*array.Int64Builder).Append(int64(i))
+			if v == "" {
+				b.Field(1).AppendNull()
+				continue
+			}
+			n, err := decimal128.FromString(v, 10, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.Field(1).(*array.Decimal128Builder).Append(n)
+		}
+		rec := b.NewRecordBatch()
+		b.Release()
+		if _, err := tbl.Append(ctx, []arrow.RecordBatch{rec}); err != nil {
+			t.Fatal(err)
+		}
+		rec.Release()
+	}
+	amounts := func(args ...string) string {
+		out := mustRun(t, append([]string{"delta", "read", "--format", "json"}, append(args, path)...)...)
+		var got []string
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			if line == "" {
+				continue
+			}
+			var r struct {
+				Amount json.RawMessage `json:"amount"`
+			}
+			if err := json.Unmarshal([]byte(line), &r); err != nil {
+				t.Fatalf("bad JSON line %q: %v", line, err)
+			}
+			got = append(got, string(r.Amount))
+		}
+		sort.Strings(got)
+		return strings.Join(got, " ")
+	}
+	if got := amounts(); got != "-0.05 12.00 580.70 99999999.99 null" {
+		t.Errorf("json amounts %q", got)
+	}
+	for where, want := range map[string]string{
+		"amount > 12":           "580.70 99999999.99",
+		"amount >= 12.00":       "12.00 580.70 99999999.99",
+		"amount = 580.7":        "580.70",
+		"amount = 580.705":      "",
+		"amount < 580.705":      "-0.05 12.00 580.70",
+		"amount <= -0.05":       "-0.05",
+		"amount != 12":          "-0.05 580.70 99999999.99",
+		"amount > 1E+8":         "",
+		"amount IS NULL":        "null",
+		"amount > '-1.5E-1'":    "-0.05 12.00 580.70 99999999.99",
+		"amount >= 99999999.99": "99999999.99",
+	} {
+		if got := amounts("--where", where); got != want {
+			t.Errorf("--where %q: %q, want %q", where, got, want)
+		}
+	}
+	if csv := mustRun(t, "delta", "read", "--format", "csv", "--where", "amount = 580.70", path); !strings.Contains(csv, ",580.70\n") {
+		t.Errorf("csv:\n%s", csv)
+	}
+	if _, _, err := run(t, "delta", "read", "--where", "amount = abc", path); err == nil || !strings.Contains(err.Error(), "not a decimal") {
+		t.Errorf("--where amount = abc: %v", err)
 	}
 }

@@ -1,17 +1,17 @@
 #!/bin/sh
-# Runs the lake interop tests (delta-rs <-> lake) with pytest.
+# Runs the lake interop tests with pytest: delta-rs <-> lake, Spark with
+# delta-spark <-> lake, and data skipping by lake's stats in all three.
 # Needs: python3 with the venv module, network access to PyPI on first run
-# (deltalake, pyarrow, pytest), and Go on PATH (builds ./lakectl).
+# (scripts/venv.sh installs deltalake, pyarrow, pytest, pyspark and
+# delta-spark), Maven Central on the first Spark start (the delta-spark
+# jar), Java 17 for Spark, and Go on PATH (builds ./lakectl and millrace).
+# Without Java or PySpark the Spark tests are skipped, unless
+# MILLRACE_REQUIRE_SPARK=1 (CI) makes that a failure.
 # The virtual environment lives in $VENV (default: <module root>/.venv).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 venv=${VENV:-$root/.venv}
-if [ ! -x "$venv/bin/python" ]; then
-	python3 -m venv "$venv"
-fi
-if ! "$venv/bin/python" -c 'import deltalake, pyarrow, pytest' 2>/dev/null; then
-	"$venv/bin/pip" install --quiet deltalake pyarrow pytest
-fi
+VENV=$venv sh "$root/scripts/venv.sh"
 cd "$root"
 exec "$venv/bin/python" -m pytest -q -p no:cacheprovider "$here" "$@"

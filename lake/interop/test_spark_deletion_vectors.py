@@ -20,32 +20,7 @@ pyspark = pytest.importorskip("pyspark")
 delta = pytest.importorskip("delta")
 
 
-# Until conftest.py provides the session-wide Spark fixture, this one stands
-# in with the same name and signature; delete it once conftest has it.
-@pytest.fixture(scope="session")
-def spark(tmp_path_factory):
-    from delta import configure_spark_with_delta_pip
-    from pyspark.sql import SparkSession
-
-    ivy = tmp_path_factory.mktemp("ivy") / "ivysettings.xml"
-    # Maven Central only: a stale ~/.m2 entry must not break resolution.
-    ivy.write_text('<ivysettings><settings defaultResolver="central"/><resolvers>'
-                   '<ibiblio name="central" m2compatible="true" '
-                   'root="https://repo1.maven.org/maven2/"/></resolvers></ivysettings>')
-    builder = (SparkSession.builder.master("local[2]").appName("lake-interop")
-               .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-               .config("spark.sql.catalog.spark_catalog",
-                       "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-               .config("spark.jars.ivySettings", str(ivy))
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "2")
-               .config("spark.databricks.delta.snapshotPartitions", "2")
-               .config("spark.sql.session.timeZone", "UTC"))
-    session = configure_spark_with_delta_pip(builder).getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
+# The spark fixture is conftest.py's session-wide one.
 
 
 def norm(v):

@@ -10,9 +10,16 @@
 //	lakectl stream DIR [--from V] [--skip-change-commits] [--max-files N]
 //	                             stream the table with lake.Source (stream.go)
 //	lakectl checkpoint DIR       write a checkpoint of the latest version
+//	lakectl from-parquet DIR [-p COL] [-c KEY=VALUE]... FILE...
+//	                             create a table (partitioned by COL, with table
+//	                             properties KEY=VALUE) with the schema of the
+//	                             first Parquet file, then append each file in a
+//	                             commit of its own (one data file each)
 //
 // Rows are printed as one JSON array of objects: timestamps as
-// microseconds since the epoch, dates as days, binary as hex.
+// microseconds since the epoch, dates as days, binary as hex, decimals as
+// strings with their scale, non-finite floats as "NaN", "Infinity",
+// "-Infinity".
 package main
 
 import (
@@ -20,13 +27,17 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/millrace/millrace/lake"
 	"github.com/millrace/millrace/sinks"
 )
@@ -80,6 +91,8 @@ func run(args []string) error {
 	case "create":
 		_, err := lake.Create(ctx, dir, schema, lake.Options{PartitionBy: []string{"part"}})
 		return err
+	case "from-parquet":
+		return fromParquet(ctx, dir, args[2:])
 	case "append":
 		if len(args) != 4 {
 			return fmt.Errorf("usage: lakectl append DIR WRITER N")
@@ -308,9 +321,11 @@ func value(a arrow.Array, i int) any {
 	case *array.Int64:
 		return x.Value(i)
 	case *array.Float32:
-		return x.Value(i)
+		return jsonFloat(float64(x.Value(i)))
 	case *array.Float64:
-		return x.Value(i)
+		return jsonFloat(x.Value(i))
+	case *array.Decimal128:
+		return x.Value(i).ToString(x.DataType().(*arrow.Decimal128Type).Scale)
 	case *array.String:
 		return x.Value(i)
 	case *array.Boolean:
@@ -331,6 +346,88 @@ func value(a arrow.Array, i int) any {
 		return m
 	}
 	return a.ValueStr(i)
+}
+
+// jsonFloat keeps a float printable as JSON.
+func jsonFloat(f float64) any {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	return f
+}
+
+// fromParquet creates the table at dir from Parquet files, one commit and
+// one data file per input file.
+func fromParquet(ctx context.Context, dir string, args []string) error {
+	var opts lake.Options
+	opts.Configuration = map[string]string{}
+	for len(args) >= 2 && strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case "-p":
+			opts.PartitionBy = append(opts.PartitionBy, args[1])
+		case "-c":
+			k, v, ok := strings.Cut(args[1], "=")
+			if !ok {
+				return fmt.Errorf("-c %q: want KEY=VALUE", args[1])
+			}
+			opts.Configuration[k] = v
+		default:
+			return fmt.Errorf("unknown flag %s", args[0])
+		}
+		args = args[2:]
+	}
+	if len(args) == 0 {
+		return fmt.Errorf("usage: lakectl from-parquet DIR [-p COL] [-c KEY=VALUE]... FILE...")
+	}
+	var t *lake.Table
+	for _, name := range args {
+		recs, sc, err := readParquet(ctx, name)
+		if err != nil {
+			return err
+		}
+		if t == nil {
+			if t, err = lake.Create(ctx, dir, sc, opts); err != nil {
+				return err
+			}
+		}
+		_, err = t.Append(ctx, recs)
+		for _, r := range recs {
+			r.Release()
+		}
+		if err != nil {
+			return fmt.Errorf("append %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func readParquet(ctx context.Context, name string) ([]arrow.RecordBatch, *arrow.Schema, error) {
+	pf, err := file.OpenParquetFile(name, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, memory.DefaultAllocator)
+	if err != nil {
+		return nil, nil, err
+	}
+	rr, err := fr.GetRecordReader(ctx, nil, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rr.Release()
+	var recs []arrow.RecordBatch
+	for rr.Next() {
+		r := rr.RecordBatch()
+		r.Retain()
+		recs = append(recs, r)
+	}
+	return recs, rr.Schema(), rr.Err()
 }
 
 func printRows(rows []map[string]any) error {
