@@ -189,10 +189,10 @@ func FuzzDeltaStrings(f *testing.F) {
 		if st, err := parseStats(s); err == nil && st != nil {
 			for _, dt := range partTypes {
 				for _, raw := range st.MinValues {
-					statValue(dt, raw)
+					statValue(dt, raw, false)
 				}
 				for _, raw := range st.MaxValues {
-					statValue(dt, raw)
+					statValue(dt, raw, true)
 				}
 			}
 		}
