@@ -28,6 +28,7 @@ type SparkOptions struct {
 	Partitions int    // spark.sql.shuffle.partitions
 	WorkDir    string // where the case and result files go
 	Verbose    bool   // pass Spark's per-case progress lines through to stderr
+	Append     bool   // add to the results an earlier run left in WorkDir instead of replacing them
 }
 
 // RunSpark runs cases through Spark in one session and returns each
@@ -45,6 +46,9 @@ func RunSpark(ctx context.Context, opt SparkOptions, cases []*Case) (map[string]
 	}
 	cmd := exec.CommandContext(ctx, opt.Python, opt.Script, in, out,
 		"--threads", strconv.Itoa(max(opt.Threads, 1)), "--partitions", strconv.Itoa(max(opt.Partitions, 1)))
+	if opt.Append {
+		cmd.Args = append(cmd.Args, "--append")
+	}
 	cmd.Env = append(os.Environ(), "TZ=UTC", "PYSPARK_PYTHON="+opt.Python)
 	var stderr bytes.Buffer
 	cmd.Stdout = os.Stderr

@@ -190,12 +190,14 @@ class Runner:
 
 def main():
     args = sys.argv[1:]
-    threads, partitions = 2, 2
+    threads, partitions, append = 2, 2, False
     pos = []
     i = 0
     while i < len(args):
         if args[i] == "--threads":
             threads = int(args[i + 1]); i += 2
+        elif args[i] == "--append":
+            append = True; i += 1
         elif args[i] == "--partitions":
             partitions = int(args[i + 1]); i += 2
         else:
@@ -219,7 +221,7 @@ def main():
     done = [0]
     t0 = time.time()
     mu = threading.Lock()
-    out = open(results_path, "w")
+    out = open(results_path, "a" if append else "w")
 
     def worker():
         while True:

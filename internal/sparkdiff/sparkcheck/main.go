@@ -29,15 +29,16 @@ func main() {
 	record := flag.Bool("record", false, "re-record "+sparkdiff.GoldenPath+" from Spark instead of checking seeds")
 	verbose := flag.Bool("v", false, "show Spark's per-case progress")
 	reuse := flag.Bool("reuse", false, "do not run Spark: judge the cases and Spark results an earlier run left in -out (to re-check Millrace after a fix in seconds)")
+	resume := flag.Bool("resume", false, "run Spark only on the cases without a result in -out (an interrupted run), then judge them all")
 	variants := flag.String("variants", "all,no-departures", "input variants: all (everything the generator draws) and/or no-departures (no input that triggers a documented departure from Spark)")
 	flag.Parse()
-	if err := run(*seeds, *first, *ops, *variants, *python, *threads, *partitions, *out, *record, *reuse, *verbose); err != nil {
+	if err := run(*seeds, *first, *ops, *variants, *python, *threads, *partitions, *out, *record, *reuse, *resume, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "sparkcheck:", err)
 		os.Exit(1)
 	}
 }
 
-func run(seeds int, first int64, ops, variants, python string, threads, partitions int, out string, record, reuse, verbose bool) error {
+func run(seeds int, first int64, ops, variants, python string, threads, partitions int, out string, record, reuse, resume, verbose bool) error {
 	ctx := context.Background()
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
@@ -97,9 +98,31 @@ func run(seeds int, first int64, ops, variants, python string, threads, partitio
 		fmt.Printf("sparkcheck: judging %d of %d cases against Spark results in %s\n", len(have), len(cases), out)
 		cases = have
 	} else {
+		todo := cases
+		if resume {
+			if results, err = sparkdiff.ReadSparkResults(opt); err != nil {
+				return err
+			}
+			todo = nil
+			for _, c := range cases {
+				if _, ok := results[c.Name]; !ok {
+					todo = append(todo, c)
+				}
+			}
+		}
 		start := time.Now()
-		fmt.Printf("sparkcheck: %d cases (%d operator/modes × %d seeds from %d × %d variants) through Spark…\n", len(cases), len(combos), seeds, first, len(opts))
-		results, sparkErr = sparkdiff.RunSpark(ctx, opt, cases)
+		fmt.Printf("sparkcheck: %d cases (%d operator/modes × %d seeds from %d × %d variants), %d of them through Spark…\n", len(cases), len(combos), seeds, first, len(opts), len(todo))
+		if len(todo) > 0 {
+			var fresh map[string]sparkdiff.SparkResult
+			opt.Append = resume
+			fresh, sparkErr = sparkdiff.RunSpark(ctx, opt, todo)
+			if results == nil {
+				results = fresh
+			}
+			for name, r := range fresh {
+				results[name] = r
+			}
+		}
 		fmt.Printf("sparkcheck: Spark took %s\n", time.Since(start).Round(time.Second))
 	}
 	var verdicts []*sparkdiff.Verdict
