@@ -10,7 +10,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/arrow/scalar"
 )
@@ -137,7 +136,7 @@ func parsePartitionScalar(dt arrow.DataType, s string, null bool) (scalar.Scalar
 		}
 		return scalar.NewTimestampScalar(v, dt), nil
 	case *arrow.Decimal128Type:
-		n, err := decimal128.FromString(s, t.Precision, t.Scale)
+		n, err := parseDecimal128(s, t)
 		if err != nil {
 			return nil, err
 		}

@@ -201,7 +201,7 @@ func literal(dt arrow.DataType, v any) (cmpValue, error) {
 func decimalLiteral(v any) (cmpValue, error) {
 	switch x := v.(type) {
 	case string:
-		r, ok := new(big.Rat).SetString(strings.TrimSpace(x))
+		r, ok := parseRat(strings.TrimSpace(x))
 		if !ok {
 			return cmpValue{}, fmt.Errorf("lake: predicate literal %q is not a decimal number", x)
 		}
@@ -270,7 +270,7 @@ func statValue(dt arrow.DataType, raw json.RawMessage, isMax bool) (cmpValue, bo
 		f, ok := statsFloatValue(raw)
 		return cmpValue{kind: 'f', f: f}, ok
 	case *arrow.Decimal128Type:
-		r, ok := new(big.Rat).SetString(string(raw))
+		r, ok := parseRat(string(raw))
 		return cmpValue{kind: 'd', d: r}, ok
 	case *arrow.BooleanType:
 		var b bool
@@ -392,7 +392,7 @@ func partitionMatches(dt arrow.DataType, pv string, p Predicate) (bool, error) {
 		}
 		val, _ = literal(dt, t)
 	case *arrow.Decimal128Type:
-		r, ok := new(big.Rat).SetString(pv)
+		r, ok := parseRat(pv)
 		if !ok {
 			return true, nil
 		}
