@@ -160,6 +160,19 @@ type Query struct {
 // there is one, and starts running triggers in a goroutine. Analysis errors
 // are returned here, never raised mid-stream.
 func Start(ctx context.Context, cfg Config) (*Query, error) {
+	q, err := newQuery(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	q.cancel = cancel
+	go q.run(runCtx)
+	return q, nil
+}
+
+// newQuery is Start without the driver goroutine: tests and benchmarks
+// drive its triggers one by one.
+func newQuery(ctx context.Context, cfg Config) (*Query, error) {
 	if cfg.Plan == nil {
 		return nil, fmt.Errorf("start: the query has no input")
 	}
@@ -237,10 +250,7 @@ func Start(ctx context.Context, cfg Config) (*Query, error) {
 			}
 		}
 	}
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	q.cancel = cancel
 	started = true
-	go q.run(runCtx)
 	return q, nil
 }
 
