@@ -2,7 +2,6 @@ package exec
 
 import (
 	"fmt"
-	"sync"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -199,104 +198,27 @@ func aggFunc(f plan.AggFunc) agg.Func {
 	}
 }
 
-// shuffled is what one input task hands to the update phase: per state
-// partition, the keyed batches routed there, in order.
-type shuffled struct {
-	parts   [][]columnar.Batch
-	dropped int64
-	// side says, for a two-input operator (a stream-stream join), which
-	// input each batch of parts came from (0 left, 1 right).
-	side [][]int8
-}
-
-func (s *shuffled) release() {
-	for _, bs := range s.parts {
-		for _, b := range bs {
-			b.Release()
-		}
-	}
-	s.parts = nil
-}
-
-// lateRouter receives rows dropped by the watermark when a late-data sink
-// is configured.
-type lateRouter struct {
-	mu sync.Mutex
-	w  sinks.BatchWriter
-}
-
 // prepare evaluates keys and arguments of one input batch, assigns windows,
-// drops (and counts) late rows and routes the rest to state partitions. It
-// takes over b.
+// drops (and counts) late rows and routes the rest to state partitions
+// (shuffle.go). It takes over b.
 func (a *aggOperator) prepare(t *task, b columnar.Batch, out *shuffled, late *lateRouter) error {
 	defer b.Release()
-	n := b.NumRows()
-	if n == 0 {
+	if b.NumRows() == 0 {
 		return nil
 	}
-	cols := make([]arrow.Array, 0, len(a.keys)+len(a.args))
-	defer func() {
-		for _, c := range cols {
-			c.Release()
-		}
-	}()
 	// gather lists the input rows (with repeats for sliding windows) that
 	// make up the keyed batch; nil means every row of b.Rec as is. keep is
-	// the selection over the keyed batch.
+	// the selection over the keyed batch; starts the window starts of the
+	// keyed rows.
 	var gather, keep []int32
 	var starts []int64
-	if w := a.window; w != nil {
-		tsArr, err := w.time.value(t.mem, b.Rec)
-		if err != nil {
+	var err error
+	switch {
+	case a.window != nil:
+		if gather, keep, starts, err = a.assignWindows(t, b, out, late); err != nil {
 			return err
 		}
-		defer tsArr.Release()
-		ts, ok := tsArr.(*array.Timestamp)
-		if !ok {
-			return fmt.Errorf("window(): time column is %s", tsArr.DataType())
-		}
-		live := b.Sel
-		if ts.NullN() > 0 {
-			// rows with a null event time belong to no window
-			live = kernels.SelectNotNull(ts, b.Sel, nil)
-		}
-		raw := timestampValues(ts)
-		if a.dropLate && t.watermarkUs != noWatermark {
-			// a row is late when even the last window holding it has closed
-			last := kernels.TumblingWindow(raw, live, w.slide, w.offset, nil)
-			kept := make([]int32, 0, len(last))
-			var lateRows []int32
-			for i, s := range last {
-				r := rowOf(live, i)
-				if s+w.size <= t.watermarkUs {
-					lateRows = append(lateRows, r)
-					continue
-				}
-				kept = append(kept, r)
-			}
-			out.dropped += int64(len(lateRows))
-			if err := a.routeLate(t, b.Rec, lateRows, late); err != nil {
-				return err
-			}
-			live = kept
-		}
-		if w.slide == w.size {
-			starts = kernels.TumblingWindow(raw, live, w.size, w.offset, nil)
-			gather = live
-		} else {
-			gather, starts = kernels.SlidingWindow(raw, live, w.size, w.slide, w.offset, nil, nil)
-		}
-		keep = nil
-		if a.dropLate && t.watermarkUs != noWatermark && w.slide != w.size {
-			// drop the expansions into windows that have already closed
-			keep = make([]int32, 0, len(starts))
-			for i, s := range starts {
-				if s+w.size > t.watermarkUs {
-					keep = append(keep, int32(i))
-				}
-			}
-		}
-	} else if a.eventKey >= 0 && a.dropLate && t.watermarkUs != noWatermark {
+	case a.eventKey >= 0 && a.dropLate && t.watermarkUs != noWatermark:
 		tsArr, err := a.keys[a.eventKey].value(t.mem, b.Rec)
 		if err != nil {
 			return err
@@ -305,71 +227,17 @@ func (a *aggOperator) prepare(t *task, b columnar.Batch, out *shuffled, late *la
 		if st, ok := tsArr.(*array.Struct); ok {
 			cmpCol = st.Field(1) // a window is late when its end is
 		}
-		kept, err := kernels.CompareScalar(kernels.Gt, cmpCol, t.watermarkUs, b.Sel, nil)
+		// a null event-time key is late too
+		keep, err = out.notLate(t, cmpCol, t.watermarkUs, b.Sel, false)
 		tsArr.Release()
 		if err != nil {
 			return err
 		}
-		if kept == nil {
-			kept = []int32{}
+		if err := out.dropLate(t, b.Rec, b.Sel, keep, late); err != nil {
+			return err
 		}
-		dropped := n - len(kept)
-		if dropped > 0 {
-			out.dropped += int64(dropped)
-			all := b.Sel
-			if all == nil {
-				all = columnar.Identity(nil, int(b.Rec.NumRows()))
-			}
-			if err := a.routeLate(t, b.Rec, kernels.Difference(all, kept, nil), late); err != nil {
-				return err
-			}
-		}
-		gather, keep = nil, kept
-	} else {
-		gather, keep = nil, b.Sel
-	}
-
-	for i, k := range a.keys {
-		var c arrow.Array
-		if k == nil {
-			c = timestampArray(t.mem, starts)
-		} else {
-			v, err := k.value(t.mem, b.Rec)
-			if err != nil {
-				return fmt.Errorf("groupBy %s: %w", a.keyNames[i], err)
-			}
-			if st, ok := v.(*array.Struct); ok && a.structKey[i] {
-				for f := 0; f < 2; f++ {
-					fc := st.Field(f)
-					if gather != nil {
-						fc = kernels.Take(t.mem, fc, gather)
-					} else {
-						fc.Retain()
-					}
-					cols = append(cols, fc)
-				}
-				v.Release()
-				continue
-			}
-			c = v
-			if gather != nil {
-				c = kernels.Take(t.mem, v, gather)
-				v.Release()
-			}
-		}
-		cols = append(cols, c)
-	}
-	for i, e := range a.args {
-		v, err := e.value(t.mem, b.Rec)
-		if err != nil {
-			return fmt.Errorf("agg %s: %w", a.specs[i].Name, err)
-		}
-		c := v
-		if gather != nil {
-			c = kernels.Take(t.mem, v, gather)
-			v.Release()
-		}
-		cols = append(cols, c)
+	default:
+		keep = b.Sel
 	}
 	rows := int(b.Rec.NumRows())
 	switch {
@@ -378,79 +246,118 @@ func (a *aggOperator) prepare(t *task, b columnar.Batch, out *shuffled, late *la
 	case a.window != nil:
 		rows = len(starts)
 	}
-	if rows == 0 {
+	if rows == 0 || (keep != nil && len(keep) == 0) {
 		return nil
 	}
-	if keep != nil && len(keep) == 0 {
-		return nil
+	keyed, err := a.keyedRecord(t, b.Rec, gather, starts, rows)
+	if err != nil {
+		return err
+	}
+	defer keyed.Release()
+	out.route(t, len(a.parts), keyed, keyed.Columns()[:a.nPhys], keep)
+	return nil
+}
+
+// assignWindows computes the window starts of b's rows (several per row
+// for a sliding window), dropping late rows: it returns the rows of b that
+// make up the keyed batch (gather; nil: every row as is), the selection
+// over the keyed batch (keep) and the window start of each keyed row.
+func (a *aggOperator) assignWindows(t *task, b columnar.Batch, out *shuffled, late *lateRouter) (gather, keep []int32, starts []int64, err error) {
+	w := a.window
+	tsArr, err := w.time.value(t.mem, b.Rec)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer tsArr.Release()
+	ts, ok := tsArr.(*array.Timestamp)
+	if !ok {
+		return nil, nil, nil, fmt.Errorf("window(): time column is %s", tsArr.DataType())
+	}
+	live := b.Sel
+	if ts.NullN() > 0 {
+		// rows with a null event time belong to no window
+		live = kernels.SelectNotNull(ts, b.Sel, t.sels.take(b.NumRows()))
+	}
+	raw := timestampValues(ts)
+	dropping := a.dropLate && t.watermarkUs != noWatermark
+	if dropping {
+		// a row is late when even the last window holding it has closed
+		t.lasts = kernels.TumblingWindow(raw, live, w.slide, w.offset, t.lasts)
+		kept := t.sels.take(len(t.lasts))
+		for i, s := range t.lasts {
+			if s+w.size > t.watermarkUs {
+				kept = append(kept, rowOf(live, i))
+			}
+		}
+		if err := out.dropLate(t, b.Rec, live, kept, late); err != nil {
+			return nil, nil, nil, err
+		}
+		live = kept
+	}
+	if w.slide == w.size {
+		t.starts = kernels.TumblingWindow(raw, live, w.size, w.offset, t.starts)
+		return live, nil, t.starts, nil
+	}
+	k := int((w.size + w.slide - 1) / w.slide)
+	gather, t.starts = kernels.SlidingWindow(raw, live, w.size, w.slide, w.offset, t.sels.take(liveRows(live, len(raw))*k), t.starts)
+	if dropping {
+		// drop the expansions into windows that have already closed
+		keep = t.sels.take(len(t.starts))
+		for i, s := range t.starts {
+			if s+w.size > t.watermarkUs {
+				keep = append(keep, int32(i))
+			}
+		}
+	}
+	return gather, keep, t.starts, nil
+}
+
+// keyedRecord evaluates the keys and arguments of rec's rows gather (all
+// when nil) into the keyed record: the physical key columns, then the
+// arguments. starts are the window starts of the rows.
+func (a *aggOperator) keyedRecord(t *task, rec arrow.RecordBatch, gather []int32, starts []int64, rows int) (arrow.RecordBatch, error) {
+	cols := make([]arrow.Array, 0, a.nPhys+len(a.args))
+	defer func() {
+		for _, c := range cols {
+			c.Release()
+		}
+	}()
+	take := func(c arrow.Array) arrow.Array {
+		if gather == nil {
+			c.Retain()
+			return c
+		}
+		return kernels.Take(t.mem, c, gather)
+	}
+	for i, k := range a.keys {
+		if k == nil {
+			cols = append(cols, timestampArray(t.mem, starts))
+			continue
+		}
+		v, err := k.value(t.mem, rec)
+		if err != nil {
+			return nil, fmt.Errorf("groupBy %s: %w", a.keyNames[i], err)
+		}
+		if st, ok := v.(*array.Struct); ok && a.structKey[i] {
+			cols = append(cols, take(st.Field(0)), take(st.Field(1)))
+		} else {
+			cols = append(cols, take(v))
+		}
+		v.Release()
+	}
+	for i, e := range a.args {
+		v, err := e.value(t.mem, rec)
+		if err != nil {
+			return nil, fmt.Errorf("agg %s: %w", a.specs[i].Name, err)
+		}
+		cols = append(cols, take(v))
+		v.Release()
 	}
 	fields := make([]arrow.Field, len(cols))
 	for i, c := range cols {
 		fields[i] = arrow.Field{Name: fmt.Sprintf("c%d", i), Type: c.DataType(), Nullable: true}
 	}
-	keyed := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(rows))
-	defer keyed.Release()
-	a.route(keyed, keep, out)
-	return nil
-}
-
-func rowOf(sel []int32, i int) int32 {
-	if sel == nil {
-		return int32(i)
-	}
-	return sel[i]
-}
-
-// route splits the live rows of keyed among the state partitions by the
-// hash of their keys.
-func (a *aggOperator) route(keyed arrow.RecordBatch, sel []int32, out *shuffled) {
-	p := len(a.parts)
-	if out.parts == nil {
-		out.parts = make([][]columnar.Batch, p)
-	}
-	if p == 1 {
-		keyed.Retain()
-		out.parts[0] = append(out.parts[0], columnar.Batch{Rec: keyed, Sel: sel})
-		return
-	}
-	keyCols := keyed.Columns()[:a.nPhys]
-	hashes := kernels.HashColumns(keyCols, sel, nil)
-	psel := make([][]int32, p)
-	for i, h := range hashes {
-		part := partitionOf(h, p)
-		psel[part] = append(psel[part], rowOf(sel, i))
-	}
-	for part, s := range psel {
-		if len(s) == 0 {
-			continue
-		}
-		keyed.Retain()
-		out.parts[part] = append(out.parts[part], columnar.Batch{Rec: keyed, Sel: s})
-	}
-}
-
-// partitionOf maps a key hash to one of p state partitions. It uses the
-// high bits so that it stays independent of the hash table's use of the low
-// bits.
-func partitionOf(h uint64, p int) int {
-	return int((h >> 32) * uint64(p) >> 32)
-}
-
-func (a *aggOperator) routeLate(t *task, rec arrow.RecordBatch, rows []int32, late *lateRouter) error {
-	if late == nil || len(rows) == 0 {
-		return nil
-	}
-	return routeLateRows(t, rec, rows, late)
-}
-
-// routeLateRows writes rows of rec to the late-data sink.
-func routeLateRows(t *task, rec arrow.RecordBatch, rows []int32, late *lateRouter) error {
-	b := columnar.Batch{Rec: rec, Sel: rows}
-	dense := kernels.Compact(t.mem, b)
-	defer dense.Release()
-	late.mu.Lock()
-	defer late.mu.Unlock()
-	return late.w.Write(t.ctx, dense)
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(rows)), nil
 }
 
 // update feeds partition p's batches (from every input task, in task order)

@@ -124,58 +124,18 @@ func (d *dedupOperator) prepare(t *task, b columnar.Batch, out *shuffled, late *
 	}
 	sel := b.Sel
 	if d.tsIdx >= 0 && t.watermarkUs != noWatermark {
-		tsCol := b.Rec.Column(d.tsIdx)
-		kept, err := kernels.CompareScalar(kernels.Gt, tsCol, t.watermarkUs, b.Sel, nil)
+		// a row without event time is never late
+		kept, err := out.notLate(t, b.Rec.Column(d.tsIdx), t.watermarkUs, b.Sel, true)
 		if err != nil {
 			return err
 		}
-		if tsCol.NullN() > 0 {
-			// a row without event time is never late
-			kept = kernels.Union(kept, kernels.SelectNull(tsCol, b.Sel, nil), nil)
-		}
-		if dropped := b.NumRows() - len(kept); dropped > 0 {
-			out.dropped += int64(dropped)
-			all := b.Sel
-			if all == nil {
-				all = columnar.Identity(nil, int(b.Rec.NumRows()))
-			}
-			lateRows := kernels.Difference(all, kept, nil)
-			if late != nil {
-				if err := routeLateRows(t, b.Rec, lateRows, late); err != nil {
-					return err
-				}
-			}
+		if err := out.dropLate(t, b.Rec, b.Sel, kept, late); err != nil {
+			return err
 		}
 		sel = kept
 	}
-	if sel != nil && len(sel) == 0 {
-		return nil
-	}
-	if out.parts == nil {
-		out.parts = make([][]columnar.Batch, len(d.parts))
-	}
-	p := len(d.parts)
-	if p == 1 {
-		b.Rec.Retain()
-		out.parts[0] = append(out.parts[0], columnar.Batch{Rec: b.Rec, Sel: sel})
-		return nil
-	}
-	keys := make([]arrow.Array, len(d.keyIdx))
-	for i, k := range d.keyIdx {
-		keys[i] = b.Rec.Column(k)
-	}
-	hashes := kernels.HashColumns(keys, sel, nil)
-	psel := make([][]int32, p)
-	for i, h := range hashes {
-		part := partitionOf(h, p)
-		psel[part] = append(psel[part], rowOf(sel, i))
-	}
-	for part, s := range psel {
-		if len(s) > 0 {
-			b.Rec.Retain()
-			out.parts[part] = append(out.parts[part], columnar.Batch{Rec: b.Rec, Sel: s})
-		}
-	}
+	t.keys = columnsOf(b.Rec, d.keyIdx, t.keys)
+	out.route(t, len(d.parts), b.Rec, t.keys, sel)
 	return nil
 }
 
@@ -189,10 +149,7 @@ func (d *dedupOperator) update(p int, inputs []*shuffled) error {
 			continue
 		}
 		for _, b := range in.parts[p] {
-			keys := make([]arrow.Array, len(d.keyIdx))
-			for i, k := range d.keyIdx {
-				keys[i] = b.Rec.Column(k)
-			}
+			keys := columnsOf(b.Rec, d.keyIdx, nil)
 			next := uint32(dp.ht.Len())
 			var err error
 			groups, err = dp.ht.Lookup(keys, b.Sel, groups, true)

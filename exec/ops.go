@@ -32,6 +32,9 @@ type task struct {
 	// side is the input of a two-input stateful operator (a stream-stream
 	// join) that this task's batches feed: 0 left, 1 right.
 	side int8
+	// shuffleScratch holds the buffers of stateful operators' prepare
+	// phase (shuffle.go).
+	shuffleScratch
 }
 
 // eventStats accumulates the event times a watermark operator saw.

@@ -146,19 +146,14 @@ func (s *sessionOperator) prepare(t *task, b columnar.Batch, out *shuffled, late
 	}
 	defer tsArr.Release()
 	// rows without event time belong to no session
-	sel := kernels.SelectNotNull(tsArr, b.Sel, nil)
+	sel := kernels.SelectNotNull(tsArr, b.Sel, t.sels.take(b.NumRows()))
 	if t.watermarkUs != noWatermark {
-		kept, err := kernels.CompareScalar(kernels.Gt, tsArr, t.watermarkUs-s.gapUs, sel, nil)
+		kept, err := out.notLate(t, tsArr, t.watermarkUs-s.gapUs, sel, false)
 		if err != nil {
 			return err
 		}
-		if dropped := len(sel) - len(kept); dropped > 0 {
-			out.dropped += int64(dropped)
-			if late != nil {
-				if err := routeLateRows(t, b.Rec, kernels.Difference(append([]int32(nil), sel...), kept, nil), late); err != nil {
-					return err
-				}
-			}
+		if err := out.dropLate(t, b.Rec, sel, kept, late); err != nil {
+			return err
 		}
 		sel = kept
 	}
@@ -192,27 +187,7 @@ func (s *sessionOperator) prepare(t *task, b columnar.Batch, out *shuffled, late
 	rec := array.NewRecordBatch(s.bufSchema, cols, b.Rec.NumRows())
 	release()
 	defer rec.Release()
-	if out.parts == nil {
-		out.parts = make([][]columnar.Batch, len(s.parts))
-	}
-	p := len(s.parts)
-	if p == 1 || len(s.keys) == 0 {
-		rec.Retain()
-		out.parts[0] = append(out.parts[0], columnar.Batch{Rec: rec, Sel: sel})
-		return nil
-	}
-	hashes := kernels.HashColumns(rec.Columns()[:len(s.keys)], sel, nil)
-	psel := make([][]int32, p)
-	for i, h := range hashes {
-		part := partitionOf(h, p)
-		psel[part] = append(psel[part], sel[i])
-	}
-	for part, ps := range psel {
-		if len(ps) > 0 {
-			rec.Retain()
-			out.parts[part] = append(out.parts[part], columnar.Batch{Rec: rec, Sel: ps})
-		}
-	}
+	out.route(t, len(s.parts), rec, rec.Columns()[:len(s.keys)], sel)
 	return nil
 }
 

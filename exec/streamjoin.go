@@ -10,7 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/millrace/millrace/columnar"
 	"github.com/millrace/millrace/join"
-	"github.com/millrace/millrace/kernels"
 	"github.com/millrace/millrace/plan"
 )
 
@@ -297,53 +296,22 @@ func (j *streamJoin) prepare(t *task, b columnar.Batch, out *shuffled, late *lat
 	rec := array.NewRecordBatch(side.bufSchema, cols, b.Rec.NumRows())
 	defer rec.Release()
 	if side.late && t.watermarkUs != noWatermark {
-		tsCol := rec.Column(side.timeCol)
-		kept, err := kernels.CompareScalar(kernels.Gt, tsCol, t.watermarkUs, b.Sel, nil)
+		// a row without event time is never late; the late-data sink
+		// takes the left side's late rows
+		kept, err := out.notLate(t, rec.Column(side.timeCol), t.watermarkUs, b.Sel, true)
 		if err != nil {
 			return err
 		}
-		if tsCol.NullN() > 0 {
-			kept = kernels.Union(kept, kernels.SelectNull(tsCol, b.Sel, nil), nil)
+		if t.side != 0 {
+			late = nil
 		}
-		if dropped := b.NumRows() - len(kept); dropped > 0 {
-			out.dropped += int64(dropped)
-			if late != nil && t.side == 0 {
-				all := b.Sel
-				if all == nil {
-					all = columnar.Identity(nil, int(b.Rec.NumRows()))
-				}
-				if err := routeLateRows(t, b.Rec, kernels.Difference(all, kept, nil), late); err != nil {
-					return err
-				}
-			}
+		if err := out.dropLate(t, b.Rec, b.Sel, kept, late); err != nil {
+			return err
 		}
 		sel = kept
 	}
-	if sel != nil && len(sel) == 0 {
-		return nil
-	}
-	p := len(j.parts)
-	if out.parts == nil {
-		out.parts = make([][]columnar.Batch, p)
-		out.side = make([][]int8, p)
-	}
-	keys := make([]arrow.Array, len(side.keys))
-	for i, k := range side.keys {
-		keys[i] = rec.Column(k)
-	}
-	hashes := kernels.HashColumns(keys, sel, nil)
-	psel := make([][]int32, p)
-	for i, h := range hashes {
-		part := partitionOf(h, p)
-		psel[part] = append(psel[part], rowOf(sel, i))
-	}
-	for part, s := range psel {
-		if len(s) > 0 {
-			rec.Retain()
-			out.parts[part] = append(out.parts[part], columnar.Batch{Rec: rec, Sel: s})
-			out.side[part] = append(out.side[part], t.side)
-		}
-	}
+	t.keys = columnsOf(rec, side.keys, t.keys)
+	out.route(t, len(j.parts), rec, t.keys, sel)
 	return nil
 }
 
