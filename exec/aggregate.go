@@ -179,24 +179,18 @@ func growBools(s []bool, i int) []bool {
 	return s
 }
 
-func aggFunc(f plan.AggFunc) agg.Func {
-	switch f {
-	case plan.AggCount:
-		return agg.Count
-	case plan.AggCountAll:
-		return agg.CountAll
-	case plan.AggSum:
-		return agg.Sum
-	case plan.AggMin:
-		return agg.Min
-	case plan.AggMax:
-		return agg.Max
-	case plan.AggAvg:
-		return agg.Avg
-	default:
-		return agg.CountDistinct
-	}
+// aggFuncs maps the plan's aggregate functions to agg's.
+var aggFuncs = map[plan.AggFunc]agg.Func{
+	plan.AggCount:         agg.Count,
+	plan.AggCountAll:      agg.CountAll,
+	plan.AggSum:           agg.Sum,
+	plan.AggMin:           agg.Min,
+	plan.AggMax:           agg.Max,
+	plan.AggAvg:           agg.Avg,
+	plan.AggCountDistinct: agg.CountDistinct,
 }
+
+func aggFunc(f plan.AggFunc) agg.Func { return aggFuncs[f] }
 
 // prepare evaluates keys and arguments of one input batch, assigns windows,
 // drops (and counts) late rows and routes the rest to state partitions
@@ -486,15 +480,6 @@ func (a *aggOperator) outputWatermark(inUs int64) (int64, bool) { return inUs, t
 
 func (a *aggOperator) closesByWatermark() bool {
 	return a.mode != sinks.Complete // Spark's StateStoreSaveExec: Append and Update
-}
-
-// stateRows returns the number of groups held over all partitions.
-func (a *aggOperator) stateRows() (rows, bytes int64) {
-	for _, t := range a.parts {
-		rows += int64(t.Len())
-		bytes += t.MemoryUsage()
-	}
-	return rows, bytes
 }
 
 // timestampValues views a timestamp array's values as int64 without a copy.

@@ -1,9 +1,6 @@
 package exec
 
-import (
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/millrace/millrace/columnar"
-)
+import "github.com/apache/arrow-go/v18/arrow"
 
 // Durable aggregation state (see changelog.go): a row per group, key = the
 // order-preserving encoding of the group key, value = the group's
@@ -36,13 +33,7 @@ func (a *aggOperator) recordChanges(p int, dirty, evict []uint32) error {
 }
 
 func (a *aggOperator) encodeGroupKeys(p int, groups []uint32) ([][]byte, error) {
-	cols := a.parts[p].HashTable().KeyColumns(memory.DefaultAllocator, groups)
-	defer func() {
-		for _, c := range cols {
-			c.Release()
-		}
-	}()
-	return columnar.EncodeKeys(nil, cols, nil)
+	return encodeGroupKeys(a.parts[p].HashTable(), groups)
 }
 
 func (a *aggOperator) enableDurability() {
@@ -51,9 +42,7 @@ func (a *aggOperator) enableDurability() {
 }
 
 func (a *aggOperator) takeChanges(p int) partChanges {
-	ch := a.changes[p]
-	a.changes[p] = partChanges{}
-	return ch
+	return a.changes[p].take()
 }
 
 func (a *aggOperator) snapshot(p int) ([][]byte, [][]byte, error) {
@@ -74,16 +63,9 @@ func (a *aggOperator) load(p int, keys, vals [][]byte) error {
 	if len(keys) == 0 {
 		return nil
 	}
-	cols, err := columnar.DecodeKeys(memory.DefaultAllocator, keys, a.keyTypes)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		for _, c := range cols {
-			c.Release()
-		}
-	}()
-	return tab.LoadGroups(cols, vals)
+	return withDecodedKeys(keys, a.keyTypes, func(cols []arrow.Array) error {
+		return tab.LoadGroups(cols, vals)
+	})
 }
 
 func (a *aggOperator) partitionRows(p int) (int64, int64) {

@@ -38,6 +38,13 @@ type partChanges struct {
 
 func (c *partChanges) empty() bool { return len(c.putKeys) == 0 && len(c.delKeys) == 0 }
 
+// take returns the changes collected and starts a new collection.
+func (c *partChanges) take() partChanges {
+	ch := *c
+	*c = partChanges{}
+	return ch
+}
+
 // snapshotPolicy decides when a partition writes a snapshot. Snapshotting
 // when the deltas since the last snapshot weigh as much as it keeps both
 // costs near twice the deltas: commits write at most about twice their

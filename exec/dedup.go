@@ -252,27 +252,11 @@ func (d *dedupOperator) emit(mem memory.Allocator, p int, watermarkUs int64) ([]
 }
 
 func (d *dedupOperator) encodeKeys(dp *dedupPartition, groups []uint32) ([][]byte, error) {
-	cols := dp.ht.KeyColumns(memory.DefaultAllocator, groups)
-	defer func() {
-		for _, c := range cols {
-			c.Release()
-		}
-	}()
-	return columnar.EncodeKeys(nil, cols, nil)
-}
-
-func (d *dedupOperator) stateRows() (rows, bytes int64) {
-	for _, dp := range d.parts {
-		rows += int64(dp.ht.Len())
-		bytes += dp.ht.MemoryUsage() + int64(cap(dp.expiry))*8
-	}
-	return rows, bytes
+	return encodeGroupKeys(dp.ht, groups)
 }
 
 func (d *dedupOperator) takeChanges(p int) partChanges {
-	ch := d.parts[p].changes
-	d.parts[p].changes = partChanges{}
-	return ch
+	return d.parts[p].changes.take()
 }
 
 func (d *dedupOperator) snapshot(p int) ([][]byte, [][]byte, error) {
@@ -309,17 +293,10 @@ func (d *dedupOperator) load(p int, keys, vals [][]byte) error {
 		}
 		dp.expiry = append(dp.expiry, int64(binary.BigEndian.Uint64(v)))
 	}
-	cols, err := columnar.DecodeKeys(memory.DefaultAllocator, keys, d.keyTypes)
-	if err != nil {
+	return withDecodedKeys(keys, d.keyTypes, func(cols []arrow.Array) error {
+		_, err := dp.ht.Lookup(cols, nil, nil, true)
 		return err
-	}
-	defer func() {
-		for _, c := range cols {
-			c.Release()
-		}
-	}()
-	_, err = dp.ht.Lookup(cols, nil, nil, true)
-	return err
+	})
 }
 
 func (d *dedupOperator) partitionRows(p int) (int64, int64) {

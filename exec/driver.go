@@ -564,7 +564,7 @@ func (q *Query) runStage(ctx context.Context, b *batchRun, st *stage, shuf []*sh
 	if err != nil {
 		return recs, op, err
 	}
-	op.NumRowsTotal, op.MemoryUsedBytes = a.stateRows()
+	op.NumRowsTotal, op.MemoryUsedBytes = stateRows(a)
 	op.AllRemovalsTimeMs = time.Since(t1).Milliseconds()
 	for i := range updated {
 		op.NumRowsUpdated += updated[i]

@@ -26,6 +26,19 @@ type evaluator interface {
 	pred(mem memory.Allocator, rec arrow.RecordBatch, sel, out []int32) ([]int32, error)
 }
 
+// appendValues evaluates evs over rec and appends the results to cols. On
+// error the arrays appended so far stay in cols, for the caller to release.
+func appendValues(mem memory.Allocator, rec arrow.RecordBatch, evs []evaluator, cols []arrow.Array) ([]arrow.Array, error) {
+	for _, e := range evs {
+		v, err := e.value(mem, rec)
+		if err != nil {
+			return cols, err
+		}
+		cols = append(cols, v)
+	}
+	return cols, nil
+}
+
 // compileExpr compiles e against the input schema s.
 func compileExpr(e plan.Expr, s *arrow.Schema) (evaluator, error) {
 	typ, err := plan.TypeOf(e, s)

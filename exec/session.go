@@ -160,32 +160,18 @@ func (s *sessionOperator) prepare(t *task, b columnar.Batch, out *shuffled, late
 	if len(sel) == 0 {
 		return nil
 	}
-	cols := make([]arrow.Array, 0, s.bufSchema.NumFields())
-	release := func() {
-		for _, c := range cols {
-			c.Release()
-		}
+	// the buffered record: the other keys, the time, the arguments
+	cols, err := appendValues(t.mem, b.Rec, s.keys, make([]arrow.Array, 0, s.bufSchema.NumFields()))
+	if err == nil {
+		tsArr.Retain()
+		cols, err = appendValues(t.mem, b.Rec, s.args, append(cols, tsArr))
 	}
-	for _, k := range s.keys {
-		v, err := k.value(t.mem, b.Rec)
-		if err != nil {
-			release()
-			return err
-		}
-		cols = append(cols, v)
-	}
-	tsArr.Retain()
-	cols = append(cols, tsArr)
-	for _, a := range s.args {
-		v, err := a.value(t.mem, b.Rec)
-		if err != nil {
-			release()
-			return err
-		}
-		cols = append(cols, v)
+	if err != nil {
+		releaseArrays(cols)
+		return err
 	}
 	rec := array.NewRecordBatch(s.bufSchema, cols, b.Rec.NumRows())
-	release()
+	releaseArrays(cols)
 	defer rec.Release()
 	out.route(t, len(s.parts), rec, rec.Columns()[:len(s.keys)], sel)
 	return nil
@@ -529,15 +515,6 @@ func (s *sessionOperator) compactRecords(sp *sessionPartition) {
 	sp.recs, sp.live = recs, live
 }
 
-func (s *sessionOperator) stateRows() (rows, bytes int64) {
-	for p := range s.parts {
-		r, b := s.partitionRows(p)
-		rows += r
-		bytes += b
-	}
-	return rows, bytes
-}
-
 func (s *sessionOperator) partitionRows(p int) (int64, int64) {
 	sp := s.parts[p]
 	var bytes int64
@@ -563,9 +540,7 @@ func (s *sessionOperator) encodeRow(r bufferedRow, args []byte) ([]byte, []byte)
 }
 
 func (s *sessionOperator) takeChanges(p int) partChanges {
-	ch := s.parts[p].changes
-	s.parts[p].changes = partChanges{}
-	return ch
+	return s.parts[p].changes.take()
 }
 
 func (s *sessionOperator) snapshot(p int) ([][]byte, [][]byte, error) {

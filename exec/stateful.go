@@ -20,7 +20,6 @@ type stateful interface {
 	prepare(t *task, b columnar.Batch, out *shuffled, late *lateRouter) error
 	update(p int, inputs []*shuffled) error
 	emit(mem memory.Allocator, p int, watermarkUs int64) (out []arrow.RecordBatch, updated, removed int64, err error)
-	stateRows() (rows, bytes int64)
 	// closesByWatermark reports whether the operator wants a no-data batch
 	// when its input watermark moves (Spark's shouldRunAnotherBatch): to
 	// emit or evict, or so that its next batch's late rows are judged by
@@ -39,6 +38,17 @@ type stateful interface {
 	// release frees the Arrow memory the operator holds; called when the
 	// query ends.
 	release()
+}
+
+// stateRows returns the rows and bytes of state an operator holds over all
+// its partitions.
+func stateRows(op stateful) (rows, bytes int64) {
+	for p := 0; p < op.numPartitions(); p++ {
+		r, b := op.partitionRows(p)
+		rows += r
+		bytes += b
+	}
+	return rows, bytes
 }
 
 // stage is one stateful operator of a query and where its output goes.

@@ -471,15 +471,6 @@ func satSub(a, b int64) int64 {
 
 func satAdd(a, b int64) int64 { return satSub(a, -b) }
 
-func (j *streamJoin) stateRows() (rows, bytes int64) {
-	for p := range j.parts {
-		r, b := j.partitionRows(p)
-		rows += r
-		bytes += b
-	}
-	return rows, bytes
-}
-
 func (j *streamJoin) partitionRows(p int) (int64, int64) {
 	jp := j.parts[p]
 	return int64(jp.bufs[0].Rows() + jp.bufs[1].Rows()), jp.bufs[0].MemoryUsage() + jp.bufs[1].MemoryUsage()
