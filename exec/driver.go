@@ -59,7 +59,13 @@ func (q *Query) isStopped() bool {
 	return q.stopped
 }
 
-func (q *Query) loop(ctx context.Context) error {
+func (q *Query) loop(ctx context.Context) (err error) {
+	defer func() {
+		// what runBatch and the tasks did not catch: the driver's own steps
+		if r := recover(); r != nil {
+			err = fmt.Errorf("batch %d: %w", q.batchID, panicError(q.at.String(), r))
+		}
+	}()
 	if q.ckpt != nil {
 		if err := q.ckpt.recover(ctx); err != nil {
 			return err
@@ -111,6 +117,7 @@ func (q *Query) loop(ctx context.Context) error {
 // trigger plans and runs one batch if there is new data or the watermark
 // moved far enough to close state. It reports whether a batch ran.
 func (q *Query) trigger(ctx context.Context, start time.Time) (bool, error) {
+	q.at = driverStep{}
 	q.setStatus("Getting offsets from sources", false, true)
 	t0 := time.Now()
 	limit := q.cfg.ReadLimit
@@ -123,6 +130,7 @@ func (q *Query) trigger(ctx context.Context, start time.Time) (bool, error) {
 	ends := make([]sources.Offset, len(q.c.scans))
 	hasData := false
 	for i, s := range q.c.scans {
+		q.at = driverStep{"latest offset", s.Source.Name()}
 		end, err := s.Source.LatestOffset(ctx, q.starts[i], limit)
 		if err != nil {
 			return false, fmt.Errorf("source %d (%s): latest offset: %w", i, s.Source.Name(), err)
@@ -153,6 +161,7 @@ func (q *Query) trigger(ctx context.Context, start time.Time) (bool, error) {
 		durations:       map[string]int64{"latestOffset": latestMs},
 		triggerAt:       start,
 	}
+	q.at = driverStep{}
 	if q.ckpt != nil {
 		// queued: durable before the sink commit (runBatch syncs there)
 		t := time.Now()
@@ -208,6 +217,8 @@ type batchRun struct {
 	badRecords      []int64 // per source, routed to the dead-letter sink
 	// operatorBadRecords were rejected by operators (FromJSON).
 	operatorBadRecords int64
+	// tasks are the tasks running the batch (newTask).
+	tasks []*task
 }
 
 // execute runs batch b end to end: read, process, sink, state, commit log,
@@ -230,6 +241,7 @@ func (q *Query) execute(ctx context.Context, b *batchRun) error {
 	q.wm.observe(b.stats, b.timestampMs)
 	nextWM := q.wm.advance(b.timestampMs, b.id)
 	t = time.Now()
+	q.at = driverStep{"commit", "state"}
 	if q.ckpt != nil {
 		// The sink has the batch; now the state, then the commit log.
 		// A crash between any two steps is repaired by recovery.
@@ -258,6 +270,7 @@ func (q *Query) execute(ctx context.Context, b *batchRun) error {
 	prevStarts := q.starts
 	q.starts = b.ends
 	q.batchID = b.id + 1
+	q.at = driverStep{"report progress", "listeners"}
 	q.report(b, prevStarts)
 	return nil
 }
@@ -268,6 +281,7 @@ type sinkWriter struct {
 	w    sinks.BatchWriter
 	skip bool
 	rows int64
+	sink sinks.Sink
 }
 
 func (s *sinkWriter) write(ctx context.Context, t *task, b columnar.Batch) error {
@@ -275,6 +289,7 @@ func (s *sinkWriter) write(ctx context.Context, t *task, b columnar.Batch) error
 	if b.NumRows() == 0 {
 		return nil
 	}
+	t.at = s
 	rec := kernels.Compact(t.mem, b)
 	defer rec.Release()
 	s.mu.Lock()
@@ -291,106 +306,149 @@ type inputTask struct {
 	part sources.InputPartition
 }
 
-// runBatch reads and processes batch b and writes its output to the sink.
+// batchOutput is where a batch's rows go: the sink's writer and, with a
+// late-data sink, its writer.
+type batchOutput struct {
+	sink  *sinkWriter
+	lateW sinks.BatchWriter
+	// late routes late rows to lateW; nil without a late-data sink or when
+	// it already has the batch.
+	late *lateRouter
+}
+
+func (o *batchOutput) abort() {
+	o.sink.w.Abort()
+	if o.lateW != nil {
+		o.lateW.Abort()
+	}
+}
+
+// runBatch runs steps 3 to 5 of a trigger (docs/ARCHITECTURE.md, "One
+// trigger") for batch b: read and process its input, run its stateful
+// operators, and write its output to the sink.
 func (q *Query) runBatch(ctx context.Context, b *batchRun) (err error) {
 	c := q.c
 	c.now.Store(b.timestampMs * 1000)
 	b.evictUs, b.lateUs = c.stageWatermarks(b.watermarkUs), c.stageWatermarks(b.prevWatermarkUs)
-	for _, o := range c.staticJoins {
+	defer q.recycleTasks(b)
+	if err := q.refreshStatic(ctx); err != nil {
+		return err
+	}
+	tasks, err := q.planInputs(b)
+	if err != nil {
+		return err
+	}
+	out, err := q.beginOutput(ctx, b)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			out.abort()
+		}
+	}()
+	// registered after the abort, so that it runs first: a panic becomes
+	// err, and the sinks are aborted
+	defer q.recoverDriver(&err)
+	inputs, err := q.readInputs(ctx, b, tasks, out)
+	if err != nil {
+		return err
+	}
+	if err := q.runStages(ctx, b, inputs, out.sink); err != nil {
+		return err
+	}
+	return q.commitOutput(ctx, b, out)
+}
+
+// refreshStatic rebuilds the static sides of joins whose table changed.
+func (q *Query) refreshStatic(ctx context.Context) error {
+	q.at = driverStep{"refresh the static side", "join"}
+	for _, o := range q.c.staticJoins {
 		if err := o.startBatch(ctx); err != nil {
 			return fmt.Errorf("join: refresh the static side: %w", err)
 		}
 	}
+	return nil
+}
+
+// planInputs is step 3's planning: the input partitions of b's range.
+func (q *Query) planInputs(b *batchRun) ([]inputTask, error) {
 	t0 := time.Now()
 	var tasks []inputTask
-	for i, s := range c.scans {
+	for i, s := range q.c.scans {
 		if b.starts[i] == b.ends[i] {
 			continue
 		}
+		q.at = driverStep{"plan partitions", s.Source.Name()}
 		parts, err := s.Source.PlanPartitions(b.starts[i], b.ends[i])
 		if err != nil {
-			return fmt.Errorf("source %d (%s): plan partitions: %w", i, s.Source.Name(), err)
+			return nil, fmt.Errorf("source %d (%s): plan partitions: %w", i, s.Source.Name(), err)
 		}
 		for _, p := range parts {
 			tasks = append(tasks, inputTask{src: i, part: p})
 		}
 	}
 	b.durations["getBatch"] = time.Since(t0).Milliseconds()
+	return tasks, nil
+}
 
+// beginOutput is step 5's start: Begin(N) on the sink and the late-data
+// sink.
+func (q *Query) beginOutput(ctx context.Context, b *batchRun) (*batchOutput, error) {
+	c := q.c
+	q.at = driverStep{"begin", q.cfg.Sink.Name()}
 	info := sinks.BatchInfo{QueryID: q.id, BatchID: b.id, Mode: q.cfg.Mode, Schema: c.outSchema}
 	w, err := q.cfg.Sink.Begin(ctx, info)
 	if err != nil {
-		return fmt.Errorf("sink %s: begin: %w", q.cfg.Sink.Name(), err)
+		return nil, fmt.Errorf("sink %s: begin: %w", q.cfg.Sink.Name(), err)
 	}
-	out := &sinkWriter{w: w, skip: w.Skip()}
-	var late *lateRouter
-	var lateW sinks.BatchWriter
+	out := &batchOutput{sink: &sinkWriter{w: w, skip: w.Skip(), sink: q.cfg.Sink}}
 	if q.cfg.LateSink != nil && len(c.stages) == 1 {
-		lateW, err = q.cfg.LateSink.Begin(ctx, sinks.BatchInfo{QueryID: q.id, BatchID: b.id, Mode: sinks.Append, Schema: c.state.inputSchema()})
+		q.at = driverStep{"begin", q.cfg.LateSink.Name()}
+		lateW, err := q.cfg.LateSink.Begin(ctx, sinks.BatchInfo{QueryID: q.id, BatchID: b.id, Mode: sinks.Append, Schema: c.state.inputSchema()})
 		if err != nil {
 			w.Abort()
-			return fmt.Errorf("late-data sink %s: begin: %w", q.cfg.LateSink.Name(), err)
+			return nil, fmt.Errorf("late-data sink %s: begin: %w", q.cfg.LateSink.Name(), err)
 		}
+		out.lateW = lateW
 		if !lateW.Skip() {
-			late = &lateRouter{w: lateW}
+			out.late = &lateRouter{w: lateW}
 		}
 	}
-	defer func() {
-		if err != nil {
-			w.Abort()
-			if lateW != nil {
-				lateW.Abort()
-			}
-		}
-	}()
+	return out, nil
+}
 
+// readInputs runs steps 3 and 4's first half on the worker pool: each
+// input task reads its partition and hands every record through its
+// source's routes (feed). It returns the shuffles of each stage, in task
+// order.
+func (q *Query) readInputs(ctx context.Context, b *batchRun, tasks []inputTask, out *batchOutput) (map[*stage][]*shuffled, error) {
+	c := q.c
 	states := make([]*task, len(tasks))
+	for i := range states {
+		states[i] = q.newTask(ctx, b, b.watermarkUs)
+	}
 	shuf := make([][]*shuffled, len(tasks)) // per task, per route of its source
-	defer func() {
-		for _, ss := range shuf {
-			for _, s := range ss {
-				if s != nil {
-					s.release()
-				}
-			}
-		}
-	}()
-	err = parallel(ctx, len(tasks), q.cfg.Parallelism, func(ctx context.Context, i int) error {
-		t := q.newTask(ctx, b.watermarkUs)
-		states[i] = t
+	err := parallel(ctx, len(tasks), q.cfg.Parallelism, func(ctx context.Context, i int) (err error) {
+		t := states[i]
+		t.ctx = ctx
+		defer t.recoverPanic(&err)
 		src := tasks[i].src
 		routes := c.routes[src]
 		shuf[i] = make([]*shuffled, len(routes))
-		for r := range routes {
-			shuf[i][r] = &shuffled{}
+		for r, rt := range routes {
+			if rt.stage != nil {
+				shuf[i][r] = t.shuffle()
+			}
 		}
+		t.at = c.scans[src].Source
 		return tasks[i].part.Read(ctx, q.mem, func(rec arrow.RecordBatch) error {
 			t.inputRows[src] += rec.NumRows()
-			for r, rt := range routes {
-				if r < len(routes)-1 {
-					rec.Retain() // each route takes over one reference
-				}
-				batch, err := rt.ch.run(t, columnar.Batch{Rec: rec})
-				if err == nil {
-					if rt.stage != nil {
-						t.side, t.watermarkUs = rt.side, b.lateUs[rt.stage.id]
-						err = rt.stage.op.prepare(t, batch, shuf[i][r], late)
-					} else {
-						err = out.write(ctx, t, batch)
-					}
-				}
-				if err != nil {
-					for range routes[r+1:] {
-						rec.Release()
-					}
-					return err
-				}
-			}
-			return nil
+			return q.feed(t, b, routes, shuf[i], rec, out)
 		})
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	b.inputRows = make([]int64, len(c.scans))
 	b.stats = make([]eventStats, len(c.watermarks))
@@ -398,68 +456,120 @@ func (q *Query) runBatch(ctx context.Context, b *batchRun) (err error) {
 		for i, n := range t.inputRows {
 			b.inputRows[i] += n
 		}
-		for i := range b.stats {
-			b.stats[i].merge(t.wm[i])
-		}
+		q.mergeStats(b, t)
 	}
-	if len(c.stages) > 0 {
-		inputs := map[*stage][]*shuffled{}
-		for i, task := range tasks {
-			for r, rt := range c.routes[task.src] {
-				if rt.stage != nil {
-					inputs[rt.stage] = append(inputs[rt.stage], shuf[i][r])
-					shuf[i][r] = nil // released by runStages
-				}
+	inputs := map[*stage][]*shuffled{}
+	for i, task := range tasks {
+		for r, rt := range c.routes[task.src] {
+			if rt.stage != nil {
+				inputs[rt.stage] = append(inputs[rt.stage], shuf[i][r])
 			}
 		}
-		if err := q.runStages(ctx, b, inputs, out); err != nil {
+	}
+	return inputs, nil
+}
+
+// feed hands one record of task t's source through each of the source's
+// routes: the route's stateless chain (step 3), then the prepare phase of
+// the stage it feeds (step 4) or the sink. It takes over rec.
+func (q *Query) feed(t *task, b *batchRun, routes []route, shuf []*shuffled, rec arrow.RecordBatch, out *batchOutput) error {
+	for r, rt := range routes {
+		if r < len(routes)-1 {
+			rec.Retain() // each route takes over one reference
+		}
+		batch, err := rt.ch.run(t, columnar.Batch{Rec: rec})
+		if err == nil {
+			if rt.stage != nil {
+				t.side, t.watermarkUs, t.at = rt.side, b.lateUs[rt.stage.id], rt.stage.op
+				err = rt.stage.op.prepare(t, batch, shuf[r], out.late)
+			} else {
+				err = out.sink.write(t.ctx, t, batch)
+			}
+		}
+		if err != nil {
+			for range routes[r+1:] {
+				rec.Release()
+			}
 			return err
 		}
 	}
+	return nil
+}
+
+// commitOutput is step 5's end, once offsets/N is durable: the dead
+// letters, then Commit on the sink and the late-data sink.
+func (q *Query) commitOutput(ctx context.Context, b *batchRun, out *batchOutput) error {
 	if err := q.fault(StepDataRead, b.id); err != nil {
 		return err
 	}
 	if q.ckpt != nil {
 		// offsets/N (and the previous batch's state and commit) are
 		// durable before anything of batch N leaves the engine
+		q.at = driverStep{"sync", "checkpoint"}
 		if err := q.ckpt.sync(); err != nil {
 			return err
 		}
 	}
+	q.at = driverStep{"write", "dead-letter sink"}
 	if err := q.writeDeadLetters(ctx, b); err != nil {
 		return err
 	}
-	if err := w.Commit(ctx); err != nil {
+	q.at = driverStep{"commit", q.cfg.Sink.Name()}
+	if err := out.sink.w.Commit(ctx); err != nil {
 		return fmt.Errorf("sink %s: commit: %w", q.cfg.Sink.Name(), err)
 	}
-	if lateW != nil {
-		if err := lateW.Commit(ctx); err != nil {
+	if out.lateW != nil {
+		q.at = driverStep{"commit", q.cfg.LateSink.Name()}
+		if err := out.lateW.Commit(ctx); err != nil {
 			return fmt.Errorf("late-data sink %s: commit: %w", q.cfg.LateSink.Name(), err)
 		}
 	}
-	b.outputRows = out.rows
+	b.outputRows = out.sink.rows
 	return nil
 }
 
-func (q *Query) newTask(ctx context.Context, wm int64) *task {
-	return &task{ctx: ctx, mem: q.mem, wm: make([]eventStats, len(q.c.watermarks)), watermarkUs: wm, inputRows: make([]int64, len(q.c.scans))}
+// newTask returns a task for batch b, one of an earlier batch when there is
+// one: its scratch buffers are reused. recycleTasks takes them back once
+// the batch is done.
+func (q *Query) newTask(ctx context.Context, b *batchRun, wm int64) *task {
+	var t *task
+	if n := len(q.freeTasks); n > 0 {
+		t = q.freeTasks[n-1]
+		q.freeTasks = q.freeTasks[:n-1]
+		clear(t.wm)
+		clear(t.inputRows)
+	} else {
+		t = &task{mem: q.mem, wm: make([]eventStats, len(q.c.watermarks)), inputRows: make([]int64, len(q.c.scans))}
+	}
+	t.ctx, t.watermarkUs, t.side, t.at = ctx, wm, 0, nil
+	b.tasks = append(b.tasks, t)
+	return t
 }
 
-// runStages runs the stateful operators in dependency order. Each runs its
-// update and emit phases over the batches routed to it; a stage's output
-// goes through the operators after it into the next stage (whose late-row
-// filter uses the previous batch's watermark, as Spark does for chained
-// stateful operators: rows a stage emits because this batch's watermark
-// closed them are not late for the next one) or, for the last, to the sink.
-func (q *Query) runStages(ctx context.Context, b *batchRun, inputs map[*stage][]*shuffled, out *sinkWriter) error {
-	defer func() {
-		for _, ins := range inputs {
-			for _, s := range ins {
-				s.release()
-			}
+// recycleTasks takes back the tasks of batch b: its selections and
+// shuffles are dead once the batch is done.
+func (q *Query) recycleTasks(b *batchRun) {
+	for _, t := range b.tasks {
+		for _, s := range t.shuffles[:t.used] {
+			s.release()
 		}
-	}()
+		t.reset()
+		t.ctx = nil
+		q.freeTasks = append(q.freeTasks, t)
+	}
+	b.tasks = b.tasks[:0]
+}
+
+// runStages runs the stateful operators in dependency order (step 4's
+// second half). Each runs its update and emit phases over the batches
+// routed to it; a stage's output goes through the operators after it into
+// the next stage (whose late-row filter uses the previous batch's
+// watermark, as Spark does for chained stateful operators: rows a stage
+// emits because this batch's watermark closed them are not late for the
+// next one) or, for the last, to the sink.
+func (q *Query) runStages(ctx context.Context, b *batchRun, inputs map[*stage][]*shuffled, out *sinkWriter) error {
 	for _, st := range q.c.stages {
+		q.at = driverStep{"run", st.op.name()}
 		recs, op, err := q.runStage(ctx, b, st, inputs[st])
 		for _, s := range inputs[st] {
 			s.release()
@@ -482,36 +592,45 @@ func (q *Query) runStages(ctx context.Context, b *batchRun, inputs map[*stage][]
 func (q *Query) forward(ctx context.Context, b *batchRun, st *stage, recs []arrow.RecordBatch, inputs map[*stage][]*shuffled, out *sinkWriter) error {
 	defer releaseAll(recs)
 	if len(st.outs) == 0 {
-		t := q.newTask(ctx, b.watermarkUs)
-		for i, r := range recs {
-			recs[i] = nil
-			batch, err := q.c.post.run(t, columnar.Batch{Rec: r})
-			if err != nil {
-				return err
-			}
-			if err := out.write(ctx, t, batch); err != nil {
-				return err
-			}
+		t := q.newTask(ctx, b, b.watermarkUs)
+		write := func(b columnar.Batch) error { return out.write(ctx, t, b) }
+		if err := q.forwardTo(t, recs, q.c.post, write); err != nil {
+			return err
 		}
 		q.mergeStats(b, t)
 		return nil
 	}
 	for _, o := range st.outs {
-		t := q.newTask(ctx, b.lateUs[o.next.id])
+		t := q.newTask(ctx, b, b.lateUs[o.next.id])
 		t.side = o.side
-		sh := &shuffled{}
+		sh := t.shuffle()
 		inputs[o.next] = append(inputs[o.next], sh)
-		for _, r := range recs {
-			r.Retain() // every consumer takes its own reference
-			batch, err := o.post.run(t, columnar.Batch{Rec: r})
-			if err != nil {
-				return err
-			}
-			if err := o.next.op.prepare(t, batch, sh, nil); err != nil {
-				return err
-			}
+		next := o.next
+		prepare := func(b columnar.Batch) error {
+			t.at = next.op
+			return next.op.prepare(t, b, sh, nil)
+		}
+		if err := q.forwardTo(t, recs, o.post, prepare); err != nil {
+			return err
 		}
 		q.mergeStats(b, t)
+	}
+	return nil
+}
+
+// forwardTo runs each of recs through post and hands the result to
+// deliver: the next stage's prepare phase or the sink.
+func (q *Query) forwardTo(t *task, recs []arrow.RecordBatch, post chain, deliver func(columnar.Batch) error) (err error) {
+	defer t.recoverPanic(&err)
+	for _, r := range recs {
+		r.Retain() // every consumer takes its own reference
+		batch, err := post.run(t, columnar.Batch{Rec: r})
+		if err != nil {
+			return err
+		}
+		if err := deliver(batch); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -542,7 +661,8 @@ func (q *Query) runStage(ctx context.Context, b *batchRun, st *stage, shuf []*sh
 	b.dropped += dropped
 	p := a.numPartitions()
 	op := StateOperator{OperatorName: a.name(), NumRowsDroppedByWatermark: dropped, NumShufflePartitions: int64(p), NumStateStoreInstances: int64(p)}
-	if err := parallel(ctx, p, q.cfg.Parallelism, func(_ context.Context, i int) error {
+	if err := parallel(ctx, p, q.cfg.Parallelism, func(_ context.Context, i int) (err error) {
+		defer recoverStage(&err, a, "update", i)
 		return a.update(i, shuf)
 	}); err != nil {
 		return nil, op, err
@@ -552,7 +672,8 @@ func (q *Query) runStage(ctx context.Context, b *batchRun, st *stage, shuf []*sh
 	parts := make([][]arrow.RecordBatch, p)
 	updated := make([]int64, p)
 	removed := make([]int64, p)
-	err := parallel(ctx, p, q.cfg.Parallelism, func(_ context.Context, i int) error {
+	err := parallel(ctx, p, q.cfg.Parallelism, func(_ context.Context, i int) (err error) {
+		defer recoverStage(&err, a, "emit", i)
 		r, u, rm, err := a.emit(q.mem, i, b.evictUs[st.id])
 		parts[i], updated[i], removed[i] = r, u, rm
 		return err

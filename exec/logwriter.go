@@ -26,7 +26,7 @@ func newLogWriter() *logWriter {
 func (w *logWriter) run() {
 	for fn := range w.jobs {
 		if w.failed() == nil {
-			if err := fn(); err != nil {
+			if err := runWrite(fn); err != nil {
 				w.mu.Lock()
 				w.err = err
 				w.mu.Unlock()
@@ -34,6 +34,16 @@ func (w *logWriter) run() {
 		}
 		w.wg.Done()
 	}
+}
+
+// runWrite runs one queued write; a panic in it becomes its error.
+func runWrite(fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = panicError("the checkpoint writer", r)
+		}
+	}()
+	return fn()
 }
 
 func (w *logWriter) failed() error {

@@ -15,6 +15,8 @@ import (
 // over the reference to its input and hands one to its output.
 type op interface {
 	apply(t *task, b columnar.Batch) (columnar.Batch, error)
+	// name is the operator's name in errors.
+	name() string
 }
 
 // task is what one worker needs while it runs part of a trigger: the
@@ -32,6 +34,9 @@ type task struct {
 	// side is the input of a two-input stateful operator (a stream-stream
 	// join) that this task's batches feed: 0 left, 1 right.
 	side int8
+	// at is the operator, sink or source the task is running, for the
+	// error a panic becomes (describe).
+	at any
 	// shuffleScratch holds the buffers of stateful operators' prepare
 	// phase (shuffle.go).
 	shuffleScratch
@@ -60,6 +65,8 @@ func (s *eventStats) merge(o eventStats) {
 
 type filterOp struct{ cond evaluator }
 
+func (filterOp) name() string { return "filter" }
+
 func (f filterOp) apply(t *task, b columnar.Batch) (columnar.Batch, error) {
 	sel, err := f.cond.pred(t.mem, b.Rec, b.Sel, nil)
 	if err != nil {
@@ -77,6 +84,8 @@ type projectOp struct {
 	exprs  []evaluator
 	schema *arrow.Schema
 }
+
+func (projectOp) name() string { return "project" }
 
 func (p projectOp) apply(t *task, b columnar.Batch) (columnar.Batch, error) {
 	defer b.Release()
@@ -113,6 +122,8 @@ type watermarkOp struct {
 	// future, when set, takes rows dated too far ahead out first.
 	future *futureBound
 }
+
+func (watermarkOp) name() string { return "watermark" }
 
 func (w watermarkOp) apply(t *task, b columnar.Batch) (columnar.Batch, error) {
 	ts, ok := b.Rec.Column(w.col).(*array.Timestamp)
@@ -169,6 +180,7 @@ type chain []op
 func (c chain) run(t *task, b columnar.Batch) (columnar.Batch, error) {
 	var err error
 	for _, o := range c {
+		t.at = o
 		if b, err = o.apply(t, b); err != nil {
 			return columnar.Batch{}, err
 		}

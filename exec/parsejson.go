@@ -36,6 +36,8 @@ func newJSONOp(n *plan.ParseJSON, in *arrow.Schema, dl *deadLetters) jsonOp {
 	return o
 }
 
+func (jsonOp) name() string { return "fromJSON" }
+
 func (o jsonOp) apply(t *task, b columnar.Batch) (columnar.Batch, error) {
 	defer b.Release()
 	rows := textdecode.NewRows(t.mem, o.node.Fields, max(1, b.NumRows()))

@@ -3,7 +3,6 @@ package exec
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 	"sync"
 )
 
@@ -57,7 +56,7 @@ func parallel(ctx context.Context, n, workers int, fn func(ctx context.Context, 
 func safeCall(ctx context.Context, i int, fn func(context.Context, int) error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("internal error (panic) in task %d: %v\n%s", i, r, debug.Stack())
+			err = panicError(fmt.Sprintf("task %d", i), r)
 		}
 	}()
 	if err := ctx.Err(); err != nil {

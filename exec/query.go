@@ -154,6 +154,12 @@ type Query struct {
 	faultMu     sync.Mutex
 	adaptive    adaptiveLimit
 	deadLetters []*deadLetters // per source, with a dead-letter sink
+	// at is what the driver goroutine runs, for the error a panic there
+	// becomes.
+	at driverStep
+	// freeTasks are tasks of earlier batches, with their scratch buffers,
+	// for newTask to reuse.
+	freeTasks []*task
 }
 
 // Start analyzes cfg, compiles its plan, recovers from the checkpoint if

@@ -130,6 +130,8 @@ func (o *staticJoinOp) put(t *join.Table) {
 	t.Release()
 }
 
+func (o *staticJoinOp) name() string { return "join with a static table" }
+
 func (o *staticJoinOp) apply(t *task, b columnar.Batch) (columnar.Batch, error) {
 	defer b.Release()
 	tab := o.clone()
