@@ -130,7 +130,7 @@ func (q *Query) trigger(ctx context.Context, start time.Time) (bool, error) {
 	ends := make([]sources.Offset, len(q.c.scans))
 	hasData := false
 	for i, s := range q.c.scans {
-		q.at = driverStep{"latest offset", s.Source.Name()}
+		q.at = driverStep{"source", s.Source.Name(), "latest offset"}
 		end, err := s.Source.LatestOffset(ctx, q.starts[i], limit)
 		if err != nil {
 			return false, fmt.Errorf("source %d (%s): latest offset: %w", i, s.Source.Name(), err)
@@ -241,7 +241,7 @@ func (q *Query) execute(ctx context.Context, b *batchRun) error {
 	q.wm.observe(b.stats, b.timestampMs)
 	nextWM := q.wm.advance(b.timestampMs, b.id)
 	t = time.Now()
-	q.at = driverStep{"commit", "state"}
+	q.at = driverStep{"checkpoint", q.cfg.CheckpointDir, "commit"}
 	if q.ckpt != nil {
 		// The sink has the batch; now the state, then the commit log.
 		// A crash between any two steps is repaired by recovery.
@@ -270,7 +270,7 @@ func (q *Query) execute(ctx context.Context, b *batchRun) error {
 	prevStarts := q.starts
 	q.starts = b.ends
 	q.batchID = b.id + 1
-	q.at = driverStep{"report progress", "listeners"}
+	q.at = driverStep{"listeners", "", "progress"}
 	q.report(b, prevStarts)
 	return nil
 }
@@ -362,7 +362,7 @@ func (q *Query) runBatch(ctx context.Context, b *batchRun) (err error) {
 
 // refreshStatic rebuilds the static sides of joins whose table changed.
 func (q *Query) refreshStatic(ctx context.Context) error {
-	q.at = driverStep{"refresh the static side", "join"}
+	q.at = driverStep{"operator", "join with a static table", "refresh the static side"}
 	for _, o := range q.c.staticJoins {
 		if err := o.startBatch(ctx); err != nil {
 			return fmt.Errorf("join: refresh the static side: %w", err)
@@ -379,7 +379,7 @@ func (q *Query) planInputs(b *batchRun) ([]inputTask, error) {
 		if b.starts[i] == b.ends[i] {
 			continue
 		}
-		q.at = driverStep{"plan partitions", s.Source.Name()}
+		q.at = driverStep{"source", s.Source.Name(), "plan partitions"}
 		parts, err := s.Source.PlanPartitions(b.starts[i], b.ends[i])
 		if err != nil {
 			return nil, fmt.Errorf("source %d (%s): plan partitions: %w", i, s.Source.Name(), err)
@@ -396,7 +396,7 @@ func (q *Query) planInputs(b *batchRun) ([]inputTask, error) {
 // sink.
 func (q *Query) beginOutput(ctx context.Context, b *batchRun) (*batchOutput, error) {
 	c := q.c
-	q.at = driverStep{"begin", q.cfg.Sink.Name()}
+	q.at = driverStep{"sink", q.cfg.Sink.Name(), "begin"}
 	info := sinks.BatchInfo{QueryID: q.id, BatchID: b.id, Mode: q.cfg.Mode, Schema: c.outSchema}
 	w, err := q.cfg.Sink.Begin(ctx, info)
 	if err != nil {
@@ -404,7 +404,7 @@ func (q *Query) beginOutput(ctx context.Context, b *batchRun) (*batchOutput, err
 	}
 	out := &batchOutput{sink: &sinkWriter{w: w, skip: w.Skip(), sink: q.cfg.Sink}}
 	if q.cfg.LateSink != nil && len(c.stages) == 1 {
-		q.at = driverStep{"begin", q.cfg.LateSink.Name()}
+		q.at = driverStep{"late-data sink", q.cfg.LateSink.Name(), "begin"}
 		lateW, err := q.cfg.LateSink.Begin(ctx, sinks.BatchInfo{QueryID: q.id, BatchID: b.id, Mode: sinks.Append, Schema: c.state.inputSchema()})
 		if err != nil {
 			w.Abort()
@@ -505,21 +505,23 @@ func (q *Query) commitOutput(ctx context.Context, b *batchRun, out *batchOutput)
 	if q.ckpt != nil {
 		// offsets/N (and the previous batch's state and commit) are
 		// durable before anything of batch N leaves the engine
-		q.at = driverStep{"sync", "checkpoint"}
+		q.at = driverStep{"checkpoint", q.cfg.CheckpointDir, "sync"}
 		if err := q.ckpt.sync(); err != nil {
 			return err
 		}
 	}
-	q.at = driverStep{"write", "dead-letter sink"}
+	if q.cfg.DeadLetterSink != nil {
+		q.at = driverStep{"dead-letter sink", q.cfg.DeadLetterSink.Name(), "write"}
+	}
 	if err := q.writeDeadLetters(ctx, b); err != nil {
 		return err
 	}
-	q.at = driverStep{"commit", q.cfg.Sink.Name()}
+	q.at = driverStep{"sink", q.cfg.Sink.Name(), "commit"}
 	if err := out.sink.w.Commit(ctx); err != nil {
 		return fmt.Errorf("sink %s: commit: %w", q.cfg.Sink.Name(), err)
 	}
 	if out.lateW != nil {
-		q.at = driverStep{"commit", q.cfg.LateSink.Name()}
+		q.at = driverStep{"late-data sink", q.cfg.LateSink.Name(), "commit"}
 		if err := out.lateW.Commit(ctx); err != nil {
 			return fmt.Errorf("late-data sink %s: commit: %w", q.cfg.LateSink.Name(), err)
 		}
@@ -569,7 +571,7 @@ func (q *Query) recycleTasks(b *batchRun) {
 // next one) or, for the last, to the sink.
 func (q *Query) runStages(ctx context.Context, b *batchRun, inputs map[*stage][]*shuffled, out *sinkWriter) error {
 	for _, st := range q.c.stages {
-		q.at = driverStep{"run", st.op.name()}
+		q.at = driverStep{"operator", st.op.name(), "update and emit"}
 		recs, op, err := q.runStage(ctx, b, st, inputs[st])
 		for _, s := range inputs[st] {
 			s.release()

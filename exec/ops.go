@@ -197,7 +197,7 @@ type watermarkInfo struct {
 // compileChain appends the stateless operators of n (down to its scans) to
 // the chains of the scans under it; it stops at a stateful operator, which
 // it returns.
-func (q *compiled) compileChain(n plan.Node, chains map[int]chain, post *chain) (plan.Node, error) {
+func (q *compiled) compileChain(ctx context.Context, n plan.Node, chains map[int]chain, post *chain) (plan.Node, error) {
 	switch n := n.(type) {
 	case *plan.Scan:
 		if _, dup := chains[n.Index]; dup {
@@ -216,11 +216,11 @@ func (q *compiled) compileChain(n plan.Node, chains map[int]chain, post *chain) 
 			return nil, err
 		}
 		below := map[int]chain{}
-		stateNode, err := q.compileChain(ins[0], below, post)
+		stateNode, err := q.compileChain(ctx, ins[0], below, post)
 		if err != nil {
 			return nil, err
 		}
-		o, err := newStaticJoinOp(n, q.mem)
+		o, err := newStaticJoinOp(ctx, n, q.mem)
 		if err != nil {
 			return nil, err
 		}
@@ -235,7 +235,7 @@ func (q *compiled) compileChain(n plan.Node, chains map[int]chain, post *chain) 
 		return nil, nil
 	case *plan.Union:
 		for _, in := range n.Inputs {
-			a, err := q.compileChain(in, chains, post)
+			a, err := q.compileChain(ctx, in, chains, post)
 			if err != nil {
 				return nil, err
 			}
@@ -247,7 +247,7 @@ func (q *compiled) compileChain(n plan.Node, chains map[int]chain, post *chain) 
 	}
 	child := n.Children()[0]
 	below := map[int]chain{}
-	stateNode, err := q.compileChain(child, below, post)
+	stateNode, err := q.compileChain(ctx, child, below, post)
 	if err != nil {
 		return nil, err
 	}

@@ -19,17 +19,17 @@ func panicError(where string, r any) error {
 }
 
 // driverStep says what the driver goroutine is doing, for the error a panic
-// there becomes: a step and what it calls (a sink, a source, the
-// checkpoint).
+// there becomes: a step of what it calls (a sink, a source, the
+// checkpoint), by kind and name.
 type driverStep struct {
-	step, what string
+	kind, name, step string
 }
 
 func (d driverStep) String() string {
-	if d.step == "" {
+	if d.kind == "" {
 		return "the driver"
 	}
-	return fmt.Sprintf("the driver (%s: %s)", d.what, d.step)
+	return fmt.Sprintf("%s %s (%s)", d.kind, d.name, d.step)
 }
 
 // recoverDriver turns a panic on the driver goroutine into *err. It is
@@ -63,7 +63,7 @@ func describe(at any) string {
 	case op:
 		return "operator " + at.name()
 	case *sinkWriter:
-		return "sink " + at.sink.Name()
+		return "sink " + at.sink.Name() + " (write)"
 	case sources.Source:
 		return "source " + at.Name()
 	}

@@ -170,10 +170,16 @@ func Start(ctx context.Context, cfg Config) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
+	q.start(ctx)
+	return q, nil
+}
+
+// start runs the driver loop in a goroutine of its own, which outlives
+// ctx's cancellation (Stop ends it).
+func (q *Query) start(ctx context.Context) {
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	q.cancel = cancel
 	go q.run(runCtx)
-	return q, nil
 }
 
 // newQuery is Start without the driver goroutine: tests and benchmarks
@@ -206,7 +212,7 @@ func newQuery(ctx context.Context, cfg Config) (*Query, error) {
 	if cfg.RecentProgressSize <= 0 {
 		cfg.RecentProgressSize = 100
 	}
-	c, err := compile(cfg)
+	c, err := compile(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("start: %w", err)
 	}
@@ -261,8 +267,9 @@ func newQuery(ctx context.Context, cfg Config) (*Query, error) {
 }
 
 // compile analyzes the parts of a query that depend on its output mode and
-// builds the operators.
-func compile(cfg Config) (_ *compiled, err error) {
+// builds the operators. ctx bounds what building reads (the static sides
+// of joins).
+func compile(ctx context.Context, cfg Config) (_ *compiled, err error) {
 	c := &compiled{scans: plan.Scans(cfg.Plan), outSchema: cfg.Plan.Schema(), now: new(atomic.Int64), mem: cfg.Allocator}
 	defer func() {
 		if err != nil {
@@ -293,7 +300,7 @@ func compile(cfg Config) (_ *compiled, err error) {
 	c.scans = unique
 	c.routes = map[int][]route{}
 	rootChains := map[int]chain{}
-	top, err := c.compileChain(cfg.Plan, rootChains, &c.post)
+	top, err := c.compileChain(ctx, cfg.Plan, rootChains, &c.post)
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +312,7 @@ func compile(cfg Config) (_ *compiled, err error) {
 			c.routes[k] = append(c.routes[k], route{ch: ch})
 		}
 	} else {
-		final, err := c.buildStage(top, cfg, cfg.Mode)
+		final, err := c.buildStage(ctx, top, cfg, cfg.Mode)
 		if err != nil {
 			return nil, err
 		}
@@ -352,7 +359,7 @@ func (c *compiled) release() {
 // mode is the output mode the operator runs in: the query's for the last
 // stage, Append for the others (a downstream operator needs rows that will
 // not change).
-func (c *compiled) buildStage(n plan.Node, cfg Config, mode sinks.OutputMode) (*stage, error) {
+func (c *compiled) buildStage(ctx context.Context, n plan.Node, cfg Config, mode sinks.OutputMode) (*stage, error) {
 	// A stateful node used twice (an aggregation whose output feeds two
 	// operators) is one stage with two consumers.
 	if st, ok := c.built[n]; ok {
@@ -369,7 +376,7 @@ func (c *compiled) buildStage(n plan.Node, cfg Config, mode sinks.OutputMode) (*
 	for side, in := range inputs {
 		chains := map[int]chain{}
 		var edge chain
-		up, err := c.compileChain(in, chains, &edge)
+		up, err := c.compileChain(ctx, in, chains, &edge)
 		if err != nil {
 			return nil, err
 		}
@@ -377,7 +384,7 @@ func (c *compiled) buildStage(n plan.Node, cfg Config, mode sinks.OutputMode) (*
 			if len(chains) > 0 {
 				return nil, fmt.Errorf("%s: an input mixing a stateful operator's output with a source is not supported", n.Describe())
 			}
-			upSt, err := c.buildStage(up, cfg, sinks.Append)
+			upSt, err := c.buildStage(ctx, up, cfg, sinks.Append)
 			if err != nil {
 				return nil, err
 			}

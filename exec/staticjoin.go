@@ -18,7 +18,8 @@ import (
 // once into a vectorized hash table: a stateless operator of the stream's
 // chain, so the stream side is never buffered. A table that implements
 // sources.Versioned (a Delta table) is built again when its version changes,
-// checked before each batch.
+// checked before each batch. The first build reads the table with Start's
+// context, later ones with the query's, so either can cancel a read.
 type staticJoinOp struct {
 	node      *plan.Join
 	probeKeys []int
@@ -32,7 +33,7 @@ type staticJoinOp struct {
 	free    []*join.Table // clones with their own probe scratch, for reuse
 }
 
-func newStaticJoinOp(n *plan.Join, mem memory.Allocator) (*staticJoinOp, error) {
+func newStaticJoinOp(ctx context.Context, n *plan.Join, mem memory.Allocator) (*staticJoinOp, error) {
 	switch n.How {
 	case plan.InnerJoin, plan.LeftOuterJoin, plan.LeftSemiJoin:
 	default:
@@ -58,7 +59,7 @@ func newStaticJoinOp(n *plan.Join, mem memory.Allocator) (*staticJoinOp, error) 
 			o.buildCols = append(o.buildCols, i)
 		}
 	}
-	if err := o.load(context.Background()); err != nil {
+	if err := o.load(ctx); err != nil {
 		return nil, err
 	}
 	return o, nil
