@@ -56,6 +56,9 @@ type aggOperator struct {
 	// collects each partition's changes of the running batch.
 	durable bool
 	changes []partChanges
+	// keyedSchema is the schema of the keyed records prepare builds: the
+	// physical key columns, then the arguments.
+	keyedSchema *arrow.Schema
 }
 
 // windowKey describes the window() grouping key.
@@ -129,6 +132,7 @@ func newAggOperator(n *plan.Aggregate, mode sinks.OutputMode, partitions int) (*
 		a.keyNames = []string{"__global"}
 		a.physOf, a.structKey, a.nPhys = []int{0}, []bool{false}, 1
 	}
+	a.keyedSchema = keyedSchema(append(append([]arrow.DataType(nil), a.keyTypes...), a.argTypes...))
 	a.dropLate = mode != sinks.Complete && (a.eventKey >= 0 || (a.window != nil && a.window.eventTimeCol))
 	a.parts = make([]*agg.Table, partitions)
 	for p := range a.parts {
@@ -347,11 +351,36 @@ func (a *aggOperator) keyedRecord(t *task, rec arrow.RecordBatch, gather []int32
 		cols = append(cols, take(v))
 		v.Release()
 	}
-	fields := make([]arrow.Field, len(cols))
-	for i, c := range cols {
-		fields[i] = arrow.Field{Name: fmt.Sprintf("c%d", i), Type: c.DataType(), Nullable: true}
+	return array.NewRecordBatch(a.keyedSchemaOf(cols), cols, int64(rows)), nil
+}
+
+// keyedSchemaOf returns the schema of a keyed record with columns cols:
+// the one built with the operator when their types are as planned.
+func (a *aggOperator) keyedSchemaOf(cols []arrow.Array) *arrow.Schema {
+	if s := a.keyedSchema; s != nil && s.NumFields() == len(cols) {
+		same := true
+		for i, c := range cols {
+			same = same && arrow.TypeEqual(s.Field(i).Type, c.DataType())
+		}
+		if same {
+			return s
+		}
 	}
-	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(rows)), nil
+	types := make([]arrow.DataType, len(cols))
+	for i, c := range cols {
+		types[i] = c.DataType()
+	}
+	return keyedSchema(types)
+}
+
+// keyedSchema is the schema of keyed records: columns c0, c1, ... of the
+// given types.
+func keyedSchema(types []arrow.DataType) *arrow.Schema {
+	fields := make([]arrow.Field, len(types))
+	for i, t := range types {
+		fields[i] = arrow.Field{Name: fmt.Sprintf("c%d", i), Type: t, Nullable: true}
+	}
+	return arrow.NewSchema(fields, nil)
 }
 
 // update feeds partition p's batches (from every input task, in task order)

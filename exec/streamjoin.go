@@ -63,6 +63,11 @@ type joinPartition struct {
 	bufs [2]*join.Buffer
 	out  []arrow.RecordBatch
 	seq  uint64 // numbers the changelog entries of this partition
+	// m and matched are probe scratch, reused batch after batch (a
+	// partition is updated by one goroutine at a time).
+	m       join.Matches
+	matched []int32
+	keys    []arrow.Array
 }
 
 func newStreamJoin(n *plan.Join, partitions int, mem memory.Allocator) (*streamJoin, error) {
@@ -346,10 +351,8 @@ func (j *streamJoin) update(p int, inputs []*shuffled) error {
 
 func (j *streamJoin) probeAndAdd(jp *joinPartition, side int, b columnar.Batch) error {
 	me, other := &j.sides[side], jp.bufs[1-side]
-	keys := make([]arrow.Array, len(me.keys))
-	for i, k := range me.keys {
-		keys[i] = b.Rec.Column(k)
-	}
+	jp.keys = columnsOf(b.Rec, me.keys, jp.keys)
+	keys := jp.keys
 	// other.time - mine must lie in the range seen from this side
 	lower, upper := j.lower, j.upper
 	if side == 1 { // left.time ∈ [right.time − upper, right.time − lower]
@@ -359,11 +362,12 @@ func (j *streamJoin) probeAndAdd(jp *joinPartition, side int, b columnar.Batch) 
 	if me.timeCol < 0 {
 		lower, upper = plan.NoLower, plan.NoUpper
 	}
-	var m join.Matches
-	if err := other.Probe(keys, times, b.Sel, lower, upper, &m); err != nil {
+	m := &jp.m
+	if err := other.Probe(keys, times, b.Sel, lower, upper, m); err != nil {
 		return err
 	}
-	matched := m.DistinctProbeRows(nil)
+	jp.matched = m.DistinctProbeRows(jp.matched)
+	matched := jp.matched
 	switch {
 	case j.node.How == plan.LeftSemiJoin && side == 0:
 		if len(matched) > 0 {
