@@ -11,23 +11,48 @@
 // comparison or IS NOT NULL, so selection vectors are exact in SQL's
 // three-valued logic.
 //
-// The one stateful operator so far is hash aggregation (aggregate.go). A
-// trigger runs it in two phases: each input task evaluates keys and
-// arguments, assigns windows, drops late rows and routes rows by key hash to
-// state partitions; then each state partition feeds its rows to its
-// agg.Table in a fixed order (input task, then batch). Results therefore
-// never depend on goroutine scheduling: a batch is a pure function of its
-// offsets, the prior state, its timestamp and its watermark.
+// Stateful operators (stateful.go) are hash aggregation (aggregate.go),
+// session windows (session.go), both deduplications (dedup.go) and the
+// stream-stream join (streamjoin.go); a join with a static table
+// (staticjoin.go) is a stateless operator of the stream's chain. A trigger
+// runs a stateful operator in phases: each input task prepares its
+// batches, then each state partition updates its state with the batches
+// routed to it in a fixed order (input task, then batch) and emits what the
+// output mode selects. Results therefore never depend on goroutine
+// scheduling: a batch is a pure function of its offsets, the prior state,
+// its timestamp and its watermark.
+//
+// # The shuffle
+//
+// Preparing is the same for every stateful operator but for what it
+// evaluates, and shuffle.go holds the common part: the operator builds a
+// keyed record (keys, window starts, arguments) and picks its live rows;
+// shuffled.notLate and shuffled.dropLate drop, count and route late rows to
+// the late-data sink; shuffled.route splits the live rows among the state
+// partitions by key hash. Selections, hashes and window starts come from
+// the task's scratch (shuffleScratch), reused batch after batch and, with
+// the tasks themselves, trigger after trigger, so kernels write into
+// caller-provided buffers.
 //
 // # The driver
 //
-// driver.go runs the micro-batch loop of DESIGN.md: ask sources for their
-// latest offsets, write offsets/N (checkpointer.go), read and process, write
-// the sink, commit the state (one Pebble batch that also records N and the
-// next watermark), write commits/N, report progress. A no-data batch runs
-// when the watermark moved, so windows close without new input. Recovery
-// re-runs an uncommitted batch with its recorded offsets, timestamp and
-// watermark; faults.go names the steps where tests crash a query.
+// driver.go runs the micro-batch loop of DESIGN.md, one function a step
+// of docs/ARCHITECTURE.md's "One trigger": trigger asks sources for their
+// latest offsets and writes offsets/N (checkpointer.go); runBatch plans the
+// input (planInputs), begins the sinks (beginOutput), reads and processes
+// on the worker pool (readInputs, feed), runs the stateful operators
+// (runStages) and commits the sinks (commitOutput); execute then commits
+// the state (one Pebble batch that also records N and the next watermark),
+// writes commits/N and reports progress. A no-data batch runs when the
+// watermark moved, so windows close without new input. Recovery re-runs an
+// uncommitted batch with its recorded offsets, timestamp and watermark;
+// faults.go names the steps where tests crash a query. A panic anywhere in
+// a trigger (a worker task, a stateful phase, the checkpoint writer, the
+// driver loop) becomes the query's error, naming the batch and the
+// operator, sink or source (panics.go). Every call that can block and
+// takes a context gets the query's (Start's while it compiles, which reads
+// the static sides of joins); sources.Source's PlanPartitions and Commit
+// take none.
 //
 // # Watermarks
 //

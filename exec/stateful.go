@@ -6,9 +6,10 @@ import (
 	"github.com/millrace/millrace/columnar"
 )
 
-// stateful is a stateful operator (hash aggregation, deduplication). A
-// trigger runs it in phases: prepare in every input task (evaluate keys,
-// drop late rows, route rows to state partitions), update once per state
+// stateful is a stateful operator (hash aggregation, session windows,
+// deduplication, stream-stream join). A trigger runs it in phases: prepare
+// in every input task (evaluate keys, drop late rows, route rows to state
+// partitions: shuffle.go holds all but the evaluation), update once per state
 // partition (in input-task order, so results never depend on scheduling),
 // emit once per partition (the rows the output mode selects, eviction of
 // state the watermark closed). persist and restore move the state to and
