@@ -520,26 +520,30 @@ func timestampValues(ts *array.Timestamp) []int64 {
 	return unsafe.Slice((*int64)(unsafe.Pointer(&v[0])), len(v))
 }
 
+// timestampArray returns a timestamp array (µs, no nulls) of v.
 func timestampArray(mem memory.Allocator, v []int64) arrow.Array {
-	b := array.NewTimestampBuilder(mem, columnar.Timestamp)
-	defer b.Release()
-	b.Reserve(len(v))
-	for _, x := range v {
-		b.UnsafeAppend(arrow.Timestamp(x))
+	return shiftedTimestamps(mem, v, 0)
+}
+
+// shiftedTimestamps returns a timestamp array (µs, no nulls) of v plus d.
+// It fills one buffer rather than going through a builder: it runs for
+// every batch of a windowed aggregation.
+func shiftedTimestamps(mem memory.Allocator, v []int64, d int64) arrow.Array {
+	buf := memory.NewResizableBuffer(mem)
+	buf.Resize(len(v) * 8)
+	out := arrow.Int64Traits.CastFromBytes(buf.Bytes())
+	for i, x := range v {
+		out[i] = x + d
 	}
-	return b.NewArray()
+	data := array.NewData(columnar.Timestamp, len(v), []*memory.Buffer{nil, buf}, nil, 0, 0)
+	buf.Release()
+	defer data.Release()
+	return array.NewTimestampData(data)
 }
 
 // windowStruct builds struct<start, end> from window starts.
 func windowStruct(mem memory.Allocator, starts *array.Timestamp, size int64) arrow.Array {
-	sv := starts.TimestampValues()
-	eb := array.NewTimestampBuilder(mem, columnar.Timestamp)
-	defer eb.Release()
-	eb.Reserve(len(sv))
-	for _, s := range sv {
-		eb.UnsafeAppend(s + arrow.Timestamp(size))
-	}
-	end := eb.NewArray()
+	end := shiftedTimestamps(mem, timestampValues(starts), size)
 	defer end.Release()
 	data := array.NewData(plan.WindowType, starts.Len(), []*memory.Buffer{nil}, []arrow.ArrayData{starts.Data(), end.Data()}, 0, 0)
 	defer data.Release()
