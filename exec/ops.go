@@ -68,7 +68,9 @@ type filterOp struct{ cond evaluator }
 func (filterOp) name() string { return "filter" }
 
 func (f filterOp) apply(t *task, b columnar.Batch) (columnar.Batch, error) {
-	sel, err := f.cond.pred(t.mem, b.Rec, b.Sel, nil)
+	// the selection lives in the task's arena: every consumer within the
+	// trigger reads or copies it
+	sel, err := f.cond.pred(t.mem, b.Rec, b.Sel, t.sels.take(b.NumRows()))
 	if err != nil {
 		b.Release()
 		return columnar.Batch{}, err
