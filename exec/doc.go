@@ -29,9 +29,10 @@
 // keyed record (keys, window starts, arguments) and picks its live rows;
 // shuffled.notLate and shuffled.dropLate drop, count and route late rows to
 // the late-data sink; shuffled.route splits the live rows among the state
-// partitions by key hash. Selections, hashes and window starts come from
-// the task's scratch (shuffleScratch), reused batch after batch and, with
-// the tasks themselves, trigger after trigger, so kernels write into
+// partitions by key hash. Selections (the filter's too), hashes and window
+// starts come from the task's scratch (scratch.go): an arena whose
+// selections live until the trigger ends, reused batch after batch and,
+// with the tasks themselves, trigger after trigger, so kernels write into
 // caller-provided buffers.
 //
 // # The driver

@@ -37,9 +37,9 @@ type task struct {
 	// at is the operator, sink or source the task is running, for the
 	// error a panic becomes (describe).
 	at any
-	// shuffleScratch holds the buffers of stateful operators' prepare
-	// phase (shuffle.go).
-	shuffleScratch
+	// scratch holds the task's buffers, which kernels write into
+	// (scratch.go).
+	scratch
 }
 
 // eventStats accumulates the event times a watermark operator saw.

@@ -26,9 +26,9 @@ import (
 //
 // Selections handed to route and dropLate may be scratch: route copies the
 // rows it keeps into selections that last until the end of the trigger.
-// Buffers come from the task's scratch (shuffleScratch), which the query
-// reuses from trigger to trigger, so a steady-state trigger allocates no
-// selection vectors, hashes or window starts of its own.
+// Buffers come from the task's scratch (scratch.go), which the query reuses
+// from trigger to trigger, so a steady-state trigger allocates no selection
+// vectors, hashes or window starts of its own.
 
 // shuffled is what one input task hands to the update phase of one
 // stateful operator: per state partition, the keyed batches routed there,
@@ -121,7 +121,7 @@ func (s *shuffled) route(t *task, p int, keyed arrow.RecordBatch, keys []arrow.A
 	}
 	// a counting sort of the rows by partition: sizes first, then each
 	// partition's rows in order, in one piece of the task's arena
-	sc := &t.shuffleScratch
+	sc := &t.scratch
 	sc.hashes = kernels.HashColumns(keys, sel, sc.hashes)
 	sc.partOf = grow(sc.partOf, len(sc.hashes))
 	sc.counts = grow(sc.counts, p)
@@ -188,87 +188,4 @@ func liveRows(sel []int32, n int) int {
 // bits.
 func partitionOf(h uint64, p int) int {
 	return int((h >> 32) * uint64(p) >> 32)
-}
-
-// shuffleScratch holds one task's buffers for the prepare phase: reused
-// batch after batch and, with the task, trigger after trigger.
-type shuffleScratch struct {
-	// sels hands out the selections that live until the end of the
-	// trigger (the routed ones) and the prepare phase's temporaries.
-	sels   int32Arena
-	keys   []arrow.Array
-	hashes []uint64
-	partOf []int32
-	counts []int32
-	next   []int32
-	// starts and lasts hold window starts.
-	starts, lasts []int64
-	// shuffles are this task's shuffles of the running trigger.
-	shuffles []*shuffled
-	used     int
-}
-
-// shuffle returns an empty shuffle for one route of the task, reusing one
-// of an earlier trigger.
-func (sc *shuffleScratch) shuffle() *shuffled {
-	if sc.used == len(sc.shuffles) {
-		sc.shuffles = append(sc.shuffles, &shuffled{})
-	}
-	s := sc.shuffles[sc.used]
-	sc.used++
-	return s
-}
-
-// reset makes the scratch ready for another trigger: the selections handed
-// out are dead (their batches were consumed), the shuffles released.
-func (sc *shuffleScratch) reset() {
-	sc.sels.reset()
-	sc.used = 0
-}
-
-func grow[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, n, n+n/8)
-	}
-	return s[:n]
-}
-
-// int32Arena hands out int32 slices carved from one large chunk, all freed
-// at once by reset; after reset the chunk is reused, so a trigger like the
-// one before allocates nothing.
-type int32Arena struct {
-	cur   []int32 // the chunk being carved, its length what is handed out
-	spent int     // the sizes of the chunks filled before cur
-}
-
-// take returns an empty slice with room for n values (at least one, so it
-// is never nil).
-func (a *int32Arena) take(n int) []int32 {
-	n = max(n, 1)
-	l := len(a.cur)
-	if cap(a.cur)-l < n {
-		a.spent += cap(a.cur)
-		a.cur = make([]int32, 0, max(n, 2*cap(a.cur), 4096))
-		l = 0
-	}
-	a.cur = a.cur[:l+n]
-	return a.cur[l : l : l+n]
-}
-
-// keep returns a copy of sel from the arena (nil stays nil).
-func (a *int32Arena) keep(sel []int32) []int32 {
-	if sel == nil {
-		return nil
-	}
-	return append(a.take(len(sel)), sel...)
-}
-
-// reset frees everything handed out. A trigger that needed more than one
-// chunk gets one chunk of the size of them all for the next.
-func (a *int32Arena) reset() {
-	if a.spent > 0 {
-		a.cur = make([]int32, 0, a.spent+cap(a.cur))
-		a.spent = 0
-	}
-	a.cur = a.cur[:0]
 }
