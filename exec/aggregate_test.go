@@ -1,0 +1,207 @@
+package exec_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/millrace/millrace/plan"
+	"github.com/millrace/millrace/sinks"
+)
+
+// aggSpec is a hash aggregation: groupBy([window(t, size, slide)], k) with
+// count(*), count(v), sum(v), min(v), max(v), avg(v).
+type aggSpec struct {
+	size, slide int64 // µs; 0: no window, group by k alone
+	delay       int64 // watermark delay in µs, -1: no watermark
+	mode        sinks.OutputMode
+}
+
+func (s aggSpec) String() string {
+	w := "groupby"
+	switch {
+	case s.size > 0 && s.slide == s.size:
+		w = fmt.Sprintf("window%ds", s.size/sec)
+	case s.size > 0:
+		w = fmt.Sprintf("sliding%ds/%ds", s.size/sec, s.slide/sec)
+	}
+	return fmt.Sprintf("%s/%s/delay%dms", w, modeName(s.mode), s.delay/1000)
+}
+
+func modeName(m sinks.OutputMode) string {
+	return [...]string{"append", "update", "complete"}[m]
+}
+
+func aggExprs() []plan.Expr {
+	v := plan.ColumnRef{Name: "v"}
+	return []plan.Expr{
+		plan.Alias{E: plan.Agg{Func: plan.AggCountAll}, Name: "n"},
+		plan.Alias{E: plan.Agg{Func: plan.AggCount, Arg: v}, Name: "c"},
+		plan.Alias{E: plan.Agg{Func: plan.AggSum, Arg: v}, Name: "s"},
+		plan.Alias{E: plan.Agg{Func: plan.AggMin, Arg: v}, Name: "mn"},
+		plan.Alias{E: plan.Agg{Func: plan.AggMax, Arg: v}, Name: "mx"},
+		plan.Alias{E: plan.Agg{Func: plan.AggAvg, Arg: v}, Name: "a"},
+	}
+}
+
+func (s aggSpec) build(ins []plan.Node) (plan.Node, error) {
+	n := ins[0]
+	if s.delay >= 0 {
+		var err error
+		if n, err = plan.NewWatermark(n, "t", time.Duration(s.delay)*time.Microsecond); err != nil {
+			return nil, err
+		}
+	}
+	keys := []plan.Expr{plan.ColumnRef{Name: "k"}}
+	if s.size > 0 {
+		w := plan.Window{Time: plan.ColumnRef{Name: "t"}, Size: time.Duration(s.size) * time.Microsecond, Slide: time.Duration(s.slide) * time.Microsecond}
+		keys = append([]plan.Expr{w}, keys...)
+	}
+	return plan.NewAggregate(n, keys, aggExprs())
+}
+
+// windowsOf returns the starts of the windows holding t, latest first.
+func (s aggSpec) windowsOf(t int64) []int64 {
+	var starts []int64
+	for st := floorDiv(t, s.slide) * s.slide; st+s.size > t; st -= s.slide {
+		starts = append(starts, st)
+	}
+	return starts
+}
+
+// oracle evaluates the aggregation naively, trigger by trigger: a row is
+// late when the watermark its batch ran with has closed every window that
+// holds it (Append and Update, with an event-time key); a window is written
+// once when the trigger's final watermark reaches its end (Append), every
+// group a trigger's accepted rows touched is written with its values
+// (Update), every group every trigger (Complete, where nothing is late).
+// Rows with a null event time belong to no window.
+func (s aggSpec) oracle(trigs [][][][]any) [][][]any {
+	w := wmSeq(trigs, 1, []int64{s.delay})
+	type group struct {
+		key     []any
+		end     int64
+		a       acc
+		emitted bool
+	}
+	groups := map[string]*group{}
+	var order []string
+	dropLate := s.mode != sinks.Complete && s.size > 0 && s.delay >= 0
+	out := make([][][]any, len(trigs))
+	for i, tr := range trigs {
+		touched := map[string]bool{}
+		addTo := func(key []any, end int64, v any) {
+			ks := keyOf(key...)
+			g := groups[ks]
+			if g == nil {
+				g = &group{key: key, end: end}
+				groups[ks] = g
+				order = append(order, ks)
+			}
+			g.a.add(v)
+			touched[ks] = true
+		}
+		for _, r := range tr[0] {
+			if s.size == 0 {
+				addTo([]any{r[0]}, 0, r[2])
+				continue
+			}
+			t, ok := r[1].(int64)
+			if !ok {
+				continue
+			}
+			for _, st := range s.windowsOf(t) {
+				if dropLate && st+s.size <= w[i] {
+					continue
+				}
+				addTo([]any{[]any{st, st + s.size}, r[0]}, st+s.size, r[2])
+			}
+		}
+		row := func(g *group) []any { return append(append([]any(nil), g.key...), g.a.values()...) }
+		for _, ks := range order {
+			g := groups[ks]
+			switch s.mode {
+			case sinks.Append:
+				if !g.emitted && g.end <= w[i+1] {
+					out[i] = append(out[i], row(g))
+					g.emitted = true
+				}
+			case sinks.Update:
+				if touched[ks] {
+					out[i] = append(out[i], row(g))
+				}
+			case sinks.Complete:
+				out[i] = append(out[i], row(g))
+			}
+		}
+	}
+	return out
+}
+
+// compare checks each trigger's output: the rows of its batches, or in
+// Complete mode the last batch written so far.
+func compareOut(t *testing.T, what string, mode sinks.OutputMode, got []trigOut, want [][][]any) {
+	t.Helper()
+	var last [][]any
+	for i := range want {
+		g := got[i].rows()
+		if mode == sinks.Complete {
+			if n := len(got[i].batches); n > 0 {
+				last = got[i].batches[n-1]
+			}
+			g = last
+		}
+		check(t, what, i, g, want[i])
+	}
+}
+
+var aggSpecs = []aggSpec{
+	{size: 5 * sec, slide: 5 * sec, delay: 0, mode: sinks.Append},
+	{size: 10 * sec, slide: 10 * sec, delay: 2 * sec, mode: sinks.Append},
+	{size: 5 * sec, slide: 5 * sec, delay: 3 * sec, mode: sinks.Update},
+	{size: 10 * sec, slide: 10 * sec, delay: 2 * sec, mode: sinks.Complete},
+	{size: 0, delay: -1, mode: sinks.Update},
+	{size: 0, delay: 5 * sec, mode: sinks.Complete},
+}
+
+var slidingSpecs = []aggSpec{
+	{size: 10 * sec, slide: 5 * sec, delay: 0, mode: sinks.Append},
+	{size: 6 * sec, slide: 3 * sec, delay: 2 * sec, mode: sinks.Update},
+	{size: 10 * sec, slide: 2 * sec, delay: 5 * sec, mode: sinks.Complete},
+	{size: 7 * sec, slide: 3 * sec, delay: 1 * sec, mode: sinks.Append},
+}
+
+// runSpecs replays each spec over every batch size and a few seeds, each
+// run with its own random trigger split, noise rows and nulls.
+func runAggSpecs(t *testing.T, specs []aggSpec) {
+	for _, s := range specs {
+		for seed := uint64(1); seed <= 2; seed++ {
+			for _, size := range sizesFor() {
+				name := fmt.Sprintf("%s/seed%d/batch%d", s, seed, size)
+				t.Run(name, func(t *testing.T) {
+					rng := rand.New(rand.NewPCG(seed, uint64(size)))
+					rows := genRows(rng, genOpts{n: 60 + rng.IntN(60), keys: 4, nullKey: 0.1, nullTime: 0.05, nullVal: 0.15, spanSec: 60, stringK: seed%2 == 0})
+					trigs := oneInput(split(rng, rows, 1+rng.IntN(7)))
+					key := arrow.DataType(arrow.PrimitiveTypes.Int64)
+					if seed%2 == 0 {
+						key = arrow.BinaryTypes.String
+					}
+					r := &opRun{inputs: []input{{key: key}}, build: s.build, mode: s.mode, triggers: trigs,
+						batchSize: size, noise: 0.3, rng: rng, statePartitions: 1 + rng.IntN(4)}
+					got := r.run(t)
+					compareOut(t, name+"\n"+describe(trigs), s.mode, got, s.oracle(trigs))
+				})
+			}
+		}
+	}
+}
+
+// TestHashAggregation: tumbling-window and plain hash aggregation in all
+// three output modes against the naive oracle.
+func TestHashAggregation(t *testing.T) { runAggSpecs(t, aggSpecs) }
+
+// TestSlidingWindows: sliding windows, including a slide that does not
+// divide the size.
+func TestSlidingWindows(t *testing.T) { runAggSpecs(t, slidingSpecs) }

@@ -1,0 +1,107 @@
+package exec_test
+
+// Shared pieces of the naive oracles: the watermark sequence of a trigger
+// sequence as Spark defines it, and aggregate values. The oracles compute
+// from plain Go values and never call engine code.
+
+// wmSeq returns the watermarks of a trigger sequence, one ProcessAllAvailable
+// per trigger: W[i] is the watermark trigger i's data batch runs with (and
+// the one its late rows are judged by, the previous batch's), W[i+1] the one
+// the trigger ends with (a no-data batch closes with it when it moved).
+// delays[j] is input j's watermark delay in µs, or -1 when input j has no
+// watermark. The watermark of a batch is the minimum over watermarked
+// inputs of (max event time seen before it − delay), an input without rows
+// yet counting as 0, rounded down to whole milliseconds, never moving back.
+// tcol is the event-time column of the rows.
+func wmSeq(trigs [][][][]any, tcol int, delays []int64) []int64 {
+	w := make([]int64, len(trigs)+1)
+	maxT := make([]int64, len(delays))
+	seen := make([]bool, len(delays))
+	for i, tr := range trigs {
+		for j, rows := range tr {
+			for _, r := range rows {
+				if t, ok := r[tcol].(int64); ok {
+					if !seen[j] || t > maxT[j] {
+						maxT[j] = t
+					}
+					seen[j] = true
+				}
+			}
+		}
+		cand, any := int64(-1), false
+		for j, d := range delays {
+			if d < 0 {
+				continue
+			}
+			v := int64(0)
+			if seen[j] {
+				v = maxT[j] - d
+			}
+			if !any || v < cand {
+				cand, any = v, true
+			}
+		}
+		w[i+1] = w[i]
+		if any {
+			cand = floorDiv(cand, 1000) * 1000
+			if cand > w[i+1] {
+				w[i+1] = cand
+			}
+		}
+	}
+	return w
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+// single turns the per-trigger rows of one input into opRun.triggers form
+// and back.
+func single(trigs [][][][]any) [][][]any {
+	out := make([][][]any, len(trigs))
+	for i, tr := range trigs {
+		out[i] = tr[0]
+	}
+	return out
+}
+
+// acc is the naive accumulator of count(*), count(v), sum(v), min(v),
+// max(v), avg(v) over int64 values.
+type acc struct {
+	n, c, s, mn, mx int64
+}
+
+func (a *acc) add(v any) {
+	a.n++
+	x, ok := v.(int64)
+	if !ok {
+		return
+	}
+	if a.c == 0 || x < a.mn {
+		a.mn = x
+	}
+	if a.c == 0 || x > a.mx {
+		a.mx = x
+	}
+	a.c++
+	a.s += x
+}
+
+// values returns n, c, s, mn, mx, avg with nulls where no value was seen.
+func (a *acc) values() []any {
+	if a.c == 0 {
+		return []any{a.n, int64(0), nil, nil, nil, nil}
+	}
+	return []any{a.n, a.c, a.s, a.mn, a.mx, float64(a.s) / float64(a.c)}
+}
+
+// keyOf renders a grouping key as a map key (nil distinct from every
+// value).
+func keyOf(vs ...any) string {
+	return fmtRow(vs)
+}
