@@ -102,7 +102,7 @@ type progressLog struct {
 	ps []*exec.Progress
 }
 
-func (l *progressLog) OnQueryStarted(string, string, string) {}
+func (l *progressLog) OnQueryStarted(string, string, string)   {}
 func (l *progressLog) OnQueryTerminated(string, string, error) {}
 func (l *progressLog) OnQueryProgress(p *exec.Progress) {
 	l.mu.Lock()
