@@ -1,0 +1,224 @@
+package exec_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/millrace/millrace/plan"
+	"github.com/millrace/millrace/sinks"
+)
+
+// joinSpec is a stream-stream join of left (lk, lt, lv) and right (rk, rt,
+// rv), both watermarked: lk = rk AND rt BETWEEN lt + lower AND lt + upper.
+type joinSpec struct {
+	how          plan.JoinType
+	lower, upper int64 // µs
+	ldelay       int64 // µs
+	rdelay       int64
+}
+
+func (s joinSpec) String() string {
+	return fmt.Sprintf("%s/range[%gs,%gs]/delays%gs,%gs", s.how, float64(s.lower)/1e6, float64(s.upper)/1e6,
+		float64(s.ldelay)/1e6, float64(s.rdelay)/1e6)
+}
+
+// durLit is a duration literal as the API writes one: int64 µs.
+func durLit(us int64) plan.Expr { return plan.Literal{Value: us} }
+
+// plusDur is col + d as a join condition writes it (col − |d| for d < 0).
+func plusDur(col string, d int64) plan.Expr {
+	if d < 0 {
+		return plan.Binary{Op: plan.OpSub, L: plan.ColumnRef{Name: col}, R: durLit(-d)}
+	}
+	return plan.Binary{Op: plan.OpAdd, L: plan.ColumnRef{Name: col}, R: durLit(d)}
+}
+
+func (s joinSpec) build(ins []plan.Node) (plan.Node, error) {
+	l, err := plan.NewWatermark(ins[0], "lt", time.Duration(s.ldelay)*time.Microsecond)
+	if err != nil {
+		return nil, err
+	}
+	r, err := plan.NewWatermark(ins[1], "rt", time.Duration(s.rdelay)*time.Microsecond)
+	if err != nil {
+		return nil, err
+	}
+	rt := plan.ColumnRef{Name: "rt"}
+	cond := plan.Binary{Op: plan.OpAnd,
+		L: plan.Binary{Op: plan.OpEq, L: plan.ColumnRef{Name: "lk"}, R: plan.ColumnRef{Name: "rk"}},
+		R: plan.Binary{Op: plan.OpAnd,
+			L: plan.Binary{Op: plan.OpGe, L: rt, R: plusDur("lt", s.lower)},
+			R: plan.Binary{Op: plan.OpLe, L: rt, R: plusDur("lt", s.upper)}}}
+	return plan.NewJoin(l, r, cond, s.how)
+}
+
+// emits says whether the join writes the unmatched rows of side 0 (left)
+// or 1 (right).
+func (s joinSpec) emits(side int) bool {
+	switch s.how {
+	case plan.LeftOuterJoin:
+		return side == 0
+	case plan.RightOuterJoin:
+		return side == 1
+	case plan.FullOuterJoin:
+		return true
+	}
+	return false
+}
+
+// oracle evaluates the join over all rows, trigger by trigger, with Spark's
+// rules. Rows with a null key on a side whose unmatched rows are never
+// written are filtered before the watermark (Spark's inferred IS NOT NULL
+// filter, pushed below it). A row is late when its time is at or below the
+// watermark its batch ran with. A side's rows leave the state at the end of
+// the first trigger whose final watermark w puts their time at or below the
+// side's state watermark: trunc_ms(w − upper) − 1 ms for the left,
+// trunc_ms(w + lower) − 1 ms for the right. Two rows whose keys are equal
+// (not null) and times in range join in the trigger the later of them
+// arrives, if the earlier one is still in the state then (it left at the end
+// of an earlier trigger otherwise). A left semi join writes a left row at
+// its first match; an outer join writes a row that never matched, with
+// nulls for the other side, in the trigger it leaves.
+func (s joinSpec) oracle(trigs [][][][]any) [][][]any {
+	keep := func(side int, r []any) bool { return r[0] != nil || s.emits(side) }
+	filtered := make([][][][]any, len(trigs))
+	for i, tr := range trigs {
+		filtered[i] = make([][][]any, 2)
+		for side, rows := range tr {
+			for _, r := range rows {
+				if keep(side, r) {
+					filtered[i][side] = append(filtered[i][side], r)
+				}
+			}
+		}
+	}
+	w := wmSeq(filtered, 1, []int64{s.ldelay, s.rdelay})
+	stateWM := func(side int, wm int64) int64 {
+		if side == 0 {
+			return ((wm-s.upper)/1000 - 1) * 1000
+		}
+		return ((wm+s.lower)/1000 - 1) * 1000
+	}
+	type srow struct {
+		r       []any
+		side    int
+		arrived int
+		t       int64
+		hasT    bool
+		matched bool
+		gone    bool
+	}
+	var all []*srow
+	out := make([][][]any, len(trigs))
+	nulls := []any{nil, nil, nil}
+	for i, tr := range filtered {
+		var fresh []*srow
+		for side, rows := range tr {
+			for _, r := range rows {
+				t, ok := r[1].(int64)
+				if ok && t <= w[i] {
+					continue // late
+				}
+				x := &srow{r: r, side: side, arrived: i, t: t, hasT: ok}
+				fresh = append(fresh, x)
+				all = append(all, x)
+			}
+		}
+		// pairs with a row of this trigger: the other row arrived earlier
+		// and is still buffered, or arrived now too
+		for _, x := range fresh {
+			for _, y := range all {
+				if y.side == x.side || y.gone || (y.arrived == i && x.side == 1) {
+					continue // y of the same side, gone, or a pair counted from its left row
+				}
+				l, r := x, y
+				if x.side == 1 {
+					l, r = y, x
+				}
+				if l.r[0] == nil || !l.hasT || !r.hasT || keyOf(l.r[0]) != keyOf(r.r[0]) ||
+					r.t-l.t < s.lower || r.t-l.t > s.upper {
+					continue
+				}
+				if s.how == plan.LeftSemiJoin {
+					if !l.matched {
+						out[i] = append(out[i], l.r)
+					}
+				} else {
+					out[i] = append(out[i], append(append([]any(nil), l.r...), r.r...))
+				}
+				l.matched, r.matched = true, true
+			}
+		}
+		for _, x := range all {
+			if x.gone || !x.hasT || x.t > stateWM(x.side, w[i+1]) {
+				continue
+			}
+			x.gone = true
+			if !x.matched && s.emits(x.side) {
+				if x.side == 0 {
+					out[i] = append(out[i], append(append([]any(nil), x.r...), nulls...))
+				} else {
+					out[i] = append(out[i], append(append([]any(nil), nulls...), x.r...))
+				}
+			}
+		}
+	}
+	return out
+}
+
+var joinSpecs = []joinSpec{
+	{how: plan.InnerJoin, lower: 0, upper: 5 * sec, ldelay: 0, rdelay: 0},
+	{how: plan.InnerJoin, lower: -3 * sec, upper: 3 * sec, ldelay: 2 * sec, rdelay: 5 * sec},
+	{how: plan.LeftOuterJoin, lower: 0, upper: 5 * sec, ldelay: 0, rdelay: 2 * sec},
+	{how: plan.LeftOuterJoin, lower: -10 * sec, upper: -2 * sec, ldelay: 5 * sec, rdelay: 0},
+	{how: plan.RightOuterJoin, lower: -3 * sec, upper: 3 * sec, ldelay: 2 * sec, rdelay: 0},
+	{how: plan.RightOuterJoin, lower: 2 * sec, upper: 10 * sec, ldelay: 0, rdelay: 5 * sec},
+	{how: plan.FullOuterJoin, lower: 0, upper: 3 * sec, ldelay: 0, rdelay: 0},
+	{how: plan.FullOuterJoin, lower: -5 * sec, upper: 5 * sec, ldelay: 2 * sec, rdelay: 10 * sec},
+	{how: plan.LeftSemiJoin, lower: 0, upper: 5 * sec, ldelay: 0, rdelay: 0},
+	{how: plan.LeftSemiJoin, lower: -3 * sec, upper: 3 * sec, ldelay: 5 * sec, rdelay: 2 * sec},
+}
+
+// genJoinInputs draws the rows of both sides over the same span and cuts
+// them into the same number of triggers (a trigger may have rows on one
+// side only).
+func genJoinInputs(rng *rand.Rand, stringK bool, nullTime float64) [][][][]any {
+	o := genOpts{n: 30 + rng.IntN(50), keys: 4, nullKey: 0.1, nullTime: nullTime, nullVal: 0.15, spanSec: 60, stringK: stringK}
+	left := genRows(rng, o)
+	o.n = 30 + rng.IntN(50)
+	right := genRows(rng, o)
+	n := 1 + rng.IntN(7)
+	ls, rs := split(rng, left, n), split(rng, right, n)
+	trigs := make([][][][]any, n)
+	for i := range trigs {
+		trigs[i] = [][][]any{ls[i], rs[i]}
+	}
+	return trigs
+}
+
+func runJoinSpecs(t *testing.T, specs []joinSpec, nullTime float64) {
+	for _, s := range specs {
+		for seed := uint64(1); seed <= 2; seed++ {
+			for _, size := range sizesFor() {
+				name := fmt.Sprintf("%s/seed%d/batch%d", s, seed, size)
+				t.Run(name, func(t *testing.T) {
+					rng := rand.New(rand.NewPCG(seed, uint64(size)+300))
+					trigs := genJoinInputs(rng, seed%2 == 0, nullTime)
+					key := arrow.DataType(arrow.PrimitiveTypes.Int64)
+					if seed%2 == 0 {
+						key = arrow.BinaryTypes.String
+					}
+					r := &opRun{inputs: []input{{prefix: "l", key: key}, {prefix: "r", key: key}}, build: s.build,
+						mode: sinks.Append, triggers: trigs, batchSize: size, noise: 0.3, rng: rng, statePartitions: 1 + rng.IntN(4)}
+					got := r.run(t)
+					compareOut(t, name+"\n"+describe(trigs), sinks.Append, got, s.oracle(trigs))
+				})
+			}
+		}
+	}
+}
+
+// TestStreamJoins: every stream-stream join type against the naive oracle.
+func TestStreamJoins(t *testing.T) { runJoinSpecs(t, joinSpecs, 0) }
