@@ -114,6 +114,7 @@ func (s joinSpec) oracle(trigs [][][][]any) [][][]any {
 		gone    bool
 	}
 	var all []*srow
+	byKey := map[string][]*srow{}
 	out := make([][][]any, len(trigs))
 	nulls := []any{nil, nil, nil}
 	for i, tr := range filtered {
@@ -127,12 +128,19 @@ func (s joinSpec) oracle(trigs [][][][]any) [][][]any {
 				x := &srow{r: r, side: side, arrived: i, t: t, hasT: ok}
 				fresh = append(fresh, x)
 				all = append(all, x)
+				if r[0] != nil && ok {
+					byKey[keyOf(r[0])] = append(byKey[keyOf(r[0])], x)
+				}
 			}
 		}
 		// pairs with a row of this trigger: the other row arrived earlier
-		// and is still buffered, or arrived now too
+		// and is still buffered, or arrived now too (rows of a key are
+		// indexed only to keep the large cases quick)
 		for _, x := range fresh {
-			for _, y := range all {
+			if x.r[0] == nil || !x.hasT {
+				continue
+			}
+			for _, y := range byKey[keyOf(x.r[0])] {
 				if y.side == x.side || y.gone || (y.arrived == i && x.side == 1) {
 					continue // y of the same side, gone, or a pair counted from its left row
 				}
