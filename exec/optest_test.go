@@ -173,17 +173,44 @@ func scanNode(src *memsrc.Source, in input) (plan.Node, error) {
 // run executes r and returns each trigger's output.
 func (r *opRun) run(t testing.TB) []trigOut {
 	t.Helper()
-	ctx := context.Background()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	srcs := make([]*memsrc.Source, len(r.inputs))
+	x := r.start(t)
+	defer x.stop()
+	var out []trigOut
+	for _, rows := range r.triggers {
+		out = append(out, x.trigger(rows))
+	}
+	return out
+}
+
+// runner runs an opRun one trigger at a time.
+type runner struct {
+	t      testing.TB
+	r      *opRun
+	mem    *memory.CheckedAllocator
+	srcs   []*memsrc.Source
+	plan   plan.Node
+	table  *memsrc.Table
+	q      *exec.Query
+	rec    *testutil.Recorder
+	plog   *progressLog
+	seenB  int
+	seenP  int
+	ntrigs int
+}
+
+// start builds the sources and the plan; the query starts with the first
+// trigger.
+func (r *opRun) start(t testing.TB) *runner {
+	t.Helper()
+	x := &runner{t: t, r: r, mem: memory.NewCheckedAllocator(memory.NewGoAllocator()),
+		rec: testutil.NewRecorder(), plog: &progressLog{}}
 	nodes := make([]plan.Node, len(r.inputs))
 	for i, in := range r.inputs {
-		src, err := memsrc.New(in.schema(), memsrc.Options{Allocator: mem, Name: "in" + in.prefix})
+		src, err := memsrc.New(in.schema(), memsrc.Options{Allocator: x.mem, Name: "in" + in.prefix})
 		if err != nil {
 			t.Fatal(err)
 		}
-		srcs[i] = src
+		x.srcs = append(x.srcs, src)
 		if nodes[i], err = scanNode(src, in); err != nil {
 			t.Fatal(err)
 		}
@@ -193,78 +220,93 @@ func (r *opRun) run(t testing.TB) []trigOut {
 			{Name: "sk", Type: r.staticKey, Nullable: true},
 			{Name: "sv", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		}, nil)
-		tbl, err := memsrc.NewTableRows(mem, sch, r.static...)
+		tbl, err := memsrc.NewTableRows(x.mem, sch, r.static...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer tbl.Release()
+		x.table = tbl
 		nodes = append(nodes, &plan.StaticScan{Table: tbl})
 	}
 	p, err := r.build(nodes)
 	if err != nil {
 		t.Fatalf("build: %v", err)
 	}
-	add := func(i int) {
-		for j, in := range r.inputs {
-			recs, err := r.records(mem, in, r.triggers[i][j])
+	x.plan = p
+	return x
+}
+
+// trigger adds rows[j] to input j and runs what they make runnable: the
+// data batch and, when the watermark moved, a no-data batch.
+func (x *runner) trigger(rows [][][]any) trigOut {
+	t, r := x.t, x.r
+	t.Helper()
+	ctx := context.Background()
+	i := x.ntrigs
+	x.ntrigs++
+	for j, in := range r.inputs {
+		var part [][]any
+		if j < len(rows) {
+			part = rows[j]
+		}
+		recs, err := r.records(x.mem, in, part)
+		if err != nil {
+			t.Fatalf("trigger %d input %d: %v", i, j, err)
+		}
+		for _, rec := range recs {
+			_, err := x.srcs[j].AddBatch(rec)
+			rec.Release()
 			if err != nil {
-				t.Fatalf("trigger %d input %d: %v", i, j, err)
-			}
-			for _, rec := range recs {
-				_, err := srcs[j].AddBatch(rec)
-				rec.Release()
-				if err != nil {
-					t.Fatal(err)
-				}
+				t.Fatal(err)
 			}
 		}
 	}
-	if len(r.triggers) == 0 {
-		return nil
-	}
-	// The first trigger's rows are there when the query starts, so that
-	// the first batch reads all of them (both inputs of a join included).
-	add(0)
-	rec := testutil.NewRecorder()
-	plog := &progressLog{}
-	parts := r.statePartitions
-	if parts == 0 {
-		parts = 3
-	}
-	q, err := exec.Start(ctx, exec.Config{
-		Plan: p, Sink: rec, Mode: r.mode, Allocator: mem,
-		Trigger:         exec.Trigger{Kind: exec.TriggerProcessingTime, Interval: time.Hour},
-		Parallelism:     2,
-		StatePartitions: parts,
-		Listeners:       []exec.Listener{plog},
-	})
-	if err != nil {
-		t.Fatalf("start: %v", err)
-	}
-	var out []trigOut
-	seenB, seenP := 0, 0
-	for i := range r.triggers {
-		if i > 0 {
-			add(i)
+	if x.q == nil {
+		// The first trigger's rows are there when the query starts, so
+		// that the first batch reads all of them (both inputs of a join
+		// included).
+		parts := r.statePartitions
+		if parts == 0 {
+			parts = 3
 		}
-		if err := q.ProcessAllAvailable(ctx); err != nil {
-			_ = q.Stop()
-			t.Fatalf("trigger %d: %v", i, err)
+		q, err := exec.Start(ctx, exec.Config{
+			Plan: x.plan, Sink: x.rec, Mode: r.mode, Allocator: x.mem,
+			Trigger:         exec.Trigger{Kind: exec.TriggerProcessingTime, Interval: time.Hour},
+			Parallelism:     2,
+			StatePartitions: parts,
+			Listeners:       []exec.Listener{x.plog},
+		})
+		if err != nil {
+			t.Fatalf("start: %v", err)
 		}
-		_, batches := rec.Batches()
-		var o trigOut
-		o.batches = batches[seenB:]
-		seenB = len(batches)
-		o.progress, seenP = plog.since(seenP)
-		out = append(out, o)
+		x.q = q
 	}
-	if err := q.Stop(); err != nil {
-		t.Fatalf("stop: %v", err)
+	if err := x.q.ProcessAllAvailable(ctx); err != nil {
+		t.Fatalf("trigger %d: %v", i, err)
 	}
-	for _, s := range srcs {
+	_, batches := x.rec.Batches()
+	var o trigOut
+	o.batches = batches[x.seenB:]
+	x.seenB = len(batches)
+	o.progress, x.seenP = x.plog.since(x.seenP)
+	return o
+}
+
+// stop stops the query, releases the inputs and checks that every Arrow
+// buffer was released.
+func (x *runner) stop() {
+	x.t.Helper()
+	if x.q != nil {
+		if err := x.q.Stop(); err != nil {
+			x.t.Errorf("stop: %v", err)
+		}
+	}
+	for _, s := range x.srcs {
 		_ = s.Close()
 	}
-	return out
+	if x.table != nil {
+		x.table.Release()
+	}
+	x.mem.AssertSize(x.t, 0)
 }
 
 // split cuts rows into n triggers at random points (a trigger may be
