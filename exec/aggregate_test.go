@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/millrace/millrace/plan"
 	"github.com/millrace/millrace/sinks"
 )
@@ -173,35 +172,28 @@ var slidingSpecs = []aggSpec{
 	{size: 7 * sec, slide: 3 * sec, delay: 1 * sec, mode: sinks.Append},
 }
 
-// runSpecs replays each spec over every batch size and a few seeds, each
-// run with its own random trigger split, noise rows and nulls.
-func runAggSpecs(t *testing.T, specs []aggSpec) {
+// runAggSpecs replays each spec, each run with its own rows (nulls in keys,
+// times and values), trigger split and noise rows.
+func runAggSpecs(t *testing.T, specs []aggSpec, rp replay) {
 	for _, s := range specs {
-		for seed := uint64(1); seed <= 2; seed++ {
-			for _, size := range sizesFor() {
-				name := fmt.Sprintf("%s/seed%d/batch%d", s, seed, size)
-				t.Run(name, func(t *testing.T) {
-					rng := rand.New(rand.NewPCG(seed, uint64(size)))
-					rows := genRows(rng, genOpts{n: 60 + rng.IntN(60), keys: 4, nullKey: 0.1, nullTime: 0.05, nullVal: 0.15, spanSec: 60, stringK: seed%2 == 0})
-					trigs := oneInput(split(rng, rows, 1+rng.IntN(7)))
-					key := arrow.DataType(arrow.PrimitiveTypes.Int64)
-					if seed%2 == 0 {
-						key = arrow.BinaryTypes.String
-					}
-					r := &opRun{inputs: []input{{key: key}}, build: s.build, mode: s.mode, triggers: trigs,
-						batchSize: size, noise: 0.3, rng: rng, statePartitions: 1 + rng.IntN(4)}
-					got := r.run(t)
-					compareOut(t, name+"\n"+describe(trigs), s.mode, got, s.oracle(trigs))
-				})
-			}
-		}
+		rp.run(t, s.String(), 0, func(rng *rand.Rand, seed uint64) (*opRun, func([][][][]any) [][][]any) {
+			rows := genRows(rng, genOpts{n: 60 + rng.IntN(60), keys: 4, nullKey: 0.1, nullTime: 0.05, nullVal: 0.15, spanSec: 60, stringK: seed%2 == 0})
+			return &opRun{inputs: []input{{key: keyType(seed)}}, build: s.build, mode: s.mode,
+				triggers: oneInput(split(rng, rows, 1+rng.IntN(7)))}, s.oracle
+		})
 	}
 }
 
 // TestHashAggregation: tumbling-window and plain hash aggregation in all
 // three output modes against the naive oracle.
-func TestHashAggregation(t *testing.T) { runAggSpecs(t, aggSpecs) }
+func TestHashAggregation(t *testing.T) { runAggSpecs(t, aggSpecs, everySize()) }
 
 // TestSlidingWindows: sliding windows, including a slide that does not
 // divide the size.
-func TestSlidingWindows(t *testing.T) { runAggSpecs(t, slidingSpecs) }
+func TestSlidingWindows(t *testing.T) { runAggSpecs(t, slidingSpecs, everySize()) }
+
+// TestAggregationRestarts: the same with the query restarted from its
+// checkpoint between triggers (state snapshots and deltas read back).
+func TestAggregationRestarts(t *testing.T) {
+	runAggSpecs(t, append(append([]aggSpec(nil), aggSpecs...), slidingSpecs...), withRestarts())
+}

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/millrace/millrace/plan"
 	"github.com/millrace/millrace/sinks"
 )
@@ -103,34 +102,27 @@ var dedupSpecs = []dedupSpec{
 	{within: true, delay: 10 * sec, mode: sinks.Append},
 }
 
+func runDedupSpecs(t *testing.T, rp replay) {
+	for _, s := range dedupSpecs {
+		rp.run(t, s.String(), 100, func(rng *rand.Rand, seed uint64) (*opRun, func([][][][]any) [][][]any) {
+			rows := genRows(rng, genOpts{n: 60 + rng.IntN(60), keys: 12, nullKey: 0.1, nullTime: 0.08, nullVal: 0.1, spanSec: 40, stringK: seed%2 == 0})
+			// exact duplicates of earlier rows, some in later triggers
+			for j := 0; j < len(rows)/4; j++ {
+				a := rng.IntN(len(rows))
+				b := a + rng.IntN(len(rows)-a)
+				rows = append(rows[:b], append([][]any{rows[a]}, rows[b:]...)...)
+			}
+			return &opRun{inputs: []input{{key: keyType(seed)}}, build: s.build, mode: s.mode,
+				triggers: oneInput(split(rng, rows, 1+rng.IntN(7)))}, s.oracle
+		})
+	}
+}
+
 // TestDropDuplicates: dropDuplicates with and without the event time among
 // its keys, with and without a watermark, and
 // dropDuplicatesWithinWatermark, against the naive oracle.
-func TestDropDuplicates(t *testing.T) {
-	for _, s := range dedupSpecs {
-		for seed := uint64(1); seed <= 2; seed++ {
-			for _, size := range sizesFor() {
-				name := fmt.Sprintf("%s/seed%d/batch%d", s, seed, size)
-				t.Run(name, func(t *testing.T) {
-					rng := rand.New(rand.NewPCG(seed, uint64(size)+100))
-					rows := genRows(rng, genOpts{n: 60 + rng.IntN(60), keys: 12, nullKey: 0.1, nullTime: 0.08, nullVal: 0.1, spanSec: 40, stringK: seed%2 == 0})
-					// exact duplicates of earlier rows, some in later triggers
-					for j := 0; j < len(rows)/4; j++ {
-						a := rng.IntN(len(rows))
-						b := a + rng.IntN(len(rows)-a)
-						rows = append(rows[:b], append([][]any{rows[a]}, rows[b:]...)...)
-					}
-					trigs := oneInput(split(rng, rows, 1+rng.IntN(7)))
-					key := arrow.DataType(arrow.PrimitiveTypes.Int64)
-					if seed%2 == 0 {
-						key = arrow.BinaryTypes.String
-					}
-					r := &opRun{inputs: []input{{key: key}}, build: s.build, mode: s.mode, triggers: trigs,
-						batchSize: size, noise: 0.3, rng: rng, statePartitions: 1 + rng.IntN(4)}
-					got := r.run(t)
-					compareOut(t, name+"\n"+describe(trigs), s.mode, got, s.oracle(trigs))
-				})
-			}
-		}
-	}
-}
+func TestDropDuplicates(t *testing.T) { runDedupSpecs(t, everySize()) }
+
+// TestDropDuplicatesRestarts: the same, restarted from the checkpoint
+// between triggers.
+func TestDropDuplicatesRestarts(t *testing.T) { runDedupSpecs(t, withRestarts()) }

@@ -14,6 +14,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -78,6 +79,12 @@ type opRun struct {
 	static [][]any
 	// staticKey is the static key type.
 	staticKey arrow.DataType
+	// restart, when positive, checkpoints the query and stops and restarts
+	// it before a trigger with this probability, so that every operator's
+	// state goes through its checkpoint encoding and recovery.
+	restart float64
+	// restarted counts the restarts of the last run.
+	restarted int
 }
 
 // trigOut is what one trigger produced: the rows of each micro-batch it
@@ -179,23 +186,29 @@ func (r *opRun) run(t testing.TB) []trigOut {
 	for _, rows := range r.triggers {
 		out = append(out, x.trigger(rows))
 	}
+	r.restarted = x.restarts
 	return out
 }
 
 // runner runs an opRun one trigger at a time.
 type runner struct {
-	t      testing.TB
-	r      *opRun
-	mem    *memory.CheckedAllocator
-	srcs   []*memsrc.Source
-	plan   plan.Node
-	table  *memsrc.Table
-	q      *exec.Query
-	rec    *testutil.Recorder
-	plog   *progressLog
-	seenB  int
-	seenP  int
-	ntrigs int
+	t     testing.TB
+	r     *opRun
+	mem   *memory.CheckedAllocator
+	srcs  []*memsrc.Source
+	plan  plan.Node
+	table *memsrc.Table
+	q     *exec.Query
+	rec   *testutil.Recorder
+	plog  *progressLog
+	// history holds every record added to each input, to fill the new
+	// sources of a restarted query (a query closes its sources on Stop).
+	history  [][]arrow.RecordBatch
+	ckptDir  string
+	restarts int
+	seenB    int
+	seenP    int
+	ntrigs   int
 }
 
 // start builds the sources and the plan; the query starts with the first
@@ -203,17 +216,9 @@ type runner struct {
 func (r *opRun) start(t testing.TB) *runner {
 	t.Helper()
 	x := &runner{t: t, r: r, mem: memory.NewCheckedAllocator(memory.NewGoAllocator()),
-		rec: testutil.NewRecorder(), plog: &progressLog{}}
-	nodes := make([]plan.Node, len(r.inputs))
-	for i, in := range r.inputs {
-		src, err := memsrc.New(in.schema(), memsrc.Options{Allocator: x.mem, Name: "in" + in.prefix})
-		if err != nil {
-			t.Fatal(err)
-		}
-		x.srcs = append(x.srcs, src)
-		if nodes[i], err = scanNode(src, in); err != nil {
-			t.Fatal(err)
-		}
+		rec: testutil.NewRecorder(), plog: &progressLog{}, history: make([][]arrow.RecordBatch, len(r.inputs))}
+	if r.restart > 0 {
+		x.ckptDir = checkpointDir(t)
 	}
 	if r.static != nil {
 		sch := arrow.NewSchema([]arrow.Field{
@@ -225,24 +230,74 @@ func (r *opRun) start(t testing.TB) *runner {
 			t.Fatal(err)
 		}
 		x.table = tbl
-		nodes = append(nodes, &plan.StaticScan{Table: tbl})
+	}
+	x.open()
+	return x
+}
+
+// checkpointDir returns a new directory for a checkpoint, in memory
+// (/dev/shm) where there is one: the restart tests test recovery, not the
+// disk, and on a busy machine fsyncs made them minutes long.
+func checkpointDir(t testing.TB) string {
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		if dir, err := os.MkdirTemp("/dev/shm", "millrace-optest-"); err == nil {
+			t.Cleanup(func() { _ = os.RemoveAll(dir) })
+			return dir
+		}
+	}
+	return t.TempDir()
+}
+
+// open makes the sources, holding every record added so far, and the plan
+// over them.
+func (x *runner) open() {
+	t, r := x.t, x.r
+	t.Helper()
+	x.srcs = x.srcs[:0]
+	nodes := make([]plan.Node, len(r.inputs))
+	for i, in := range r.inputs {
+		src, err := memsrc.New(in.schema(), memsrc.Options{Allocator: x.mem, Name: "in" + in.prefix})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rec := range x.history[i] {
+			if _, err := src.AddBatch(rec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		x.srcs = append(x.srcs, src)
+		if nodes[i], err = scanNode(src, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if x.table != nil {
+		nodes = append(nodes, &plan.StaticScan{Table: x.table})
 	}
 	p, err := r.build(nodes)
 	if err != nil {
 		t.Fatalf("build: %v", err)
 	}
 	x.plan = p
-	return x
 }
 
 // trigger adds rows[j] to input j and runs what they make runnable: the
-// data batch and, when the watermark moved, a no-data batch.
+// data batch and, when the watermark moved, a no-data batch. With
+// opRun.restart it may first stop the query and start it again from its
+// checkpoint.
 func (x *runner) trigger(rows [][][]any) trigOut {
 	t, r := x.t, x.r
 	t.Helper()
 	ctx := context.Background()
 	i := x.ntrigs
 	x.ntrigs++
+	if x.q != nil && r.restart > 0 && r.rng.Float64() < r.restart {
+		if err := x.q.Stop(); err != nil {
+			t.Fatalf("stop before trigger %d: %v", i, err)
+		}
+		x.q = nil
+		x.restarts++
+		x.open()
+	}
 	for j, in := range r.inputs {
 		var part [][]any
 		if j < len(rows) {
@@ -253,9 +308,8 @@ func (x *runner) trigger(rows [][][]any) trigOut {
 			t.Fatalf("trigger %d input %d: %v", i, j, err)
 		}
 		for _, rec := range recs {
-			_, err := x.srcs[j].AddBatch(rec)
-			rec.Release()
-			if err != nil {
+			x.history[j] = append(x.history[j], rec) // the reference added here
+			if _, err := x.srcs[j].AddBatch(rec); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -270,13 +324,15 @@ func (x *runner) trigger(rows [][][]any) trigOut {
 		}
 		q, err := exec.Start(ctx, exec.Config{
 			Plan: x.plan, Sink: x.rec, Mode: r.mode, Allocator: x.mem,
-			Trigger:         exec.Trigger{Kind: exec.TriggerProcessingTime, Interval: time.Hour},
-			Parallelism:     2,
-			StatePartitions: parts,
-			Listeners:       []exec.Listener{x.plog},
+			Trigger:              exec.Trigger{Kind: exec.TriggerProcessingTime, Interval: time.Hour},
+			Parallelism:          2,
+			StatePartitions:      parts,
+			Listeners:            []exec.Listener{x.plog},
+			CheckpointDir:        x.ckptDir,
+			MinDeltasForSnapshot: 1 + i%3, // restarts read snapshots and deltas
 		})
 		if err != nil {
-			t.Fatalf("start: %v", err)
+			t.Fatalf("start before trigger %d: %v", i, err)
 		}
 		x.q = q
 	}
@@ -302,6 +358,11 @@ func (x *runner) stop() {
 	}
 	for _, s := range x.srcs {
 		_ = s.Close()
+	}
+	for _, recs := range x.history {
+		for _, rec := range recs {
+			rec.Release()
+		}
 	}
 	if x.table != nil {
 		x.table.Release()
@@ -447,4 +508,59 @@ func sizesFor() []int {
 		return []int{1, 3, 1024}
 	}
 	return batchSizes
+}
+
+// replay says what to replay a case over: seeds (each its own rows,
+// trigger split and noise), batch sizes, and the probability of a restart
+// from the checkpoint before a trigger.
+type replay struct {
+	seeds   uint64
+	sizes   []int
+	restart float64
+}
+
+// everySize replays over every batch size; withRestarts over two, with
+// the query restarted from its checkpoint before about half the triggers.
+func everySize() replay    { return replay{seeds: 2, sizes: sizesFor()} }
+func withRestarts() replay { return replay{seeds: 1, sizes: []int{3, 1024}, restart: 0.5} }
+
+// run runs one subtest per seed and batch size: mk draws the run (inputs,
+// query, triggers) and its oracle from rng; the harness sets the batch
+// size, noise rows, state partitions and restarts.
+func (rp replay) run(t *testing.T, name string, salt uint64,
+	mk func(rng *rand.Rand, seed uint64) (*opRun, func([][][][]any) [][][]any)) {
+	if rp.restart > 0 {
+		name += "/restarts"
+	}
+	restarts := 0
+	defer func() {
+		if rp.restart > 0 && restarts == 0 && !t.Failed() {
+			t.Errorf("%s: no run restarted its query", name)
+		}
+	}()
+	for seed := uint64(1); seed <= rp.seeds; seed++ {
+		for _, size := range rp.sizes {
+			sub := fmt.Sprintf("%s/seed%d/batch%d", name, seed, size)
+			t.Run(sub, func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(seed, uint64(size)+salt))
+				r, oracle := mk(rng, seed)
+				r.batchSize, r.noise, r.rng, r.restart = size, 0.3, rng, rp.restart
+				if r.statePartitions == 0 {
+					r.statePartitions = 1 + rng.IntN(4)
+				}
+				got := r.run(t)
+				restarts += r.restarted
+				compareOut(t, sub+"\n"+describe(r.triggers), r.mode, got, oracle(r.triggers))
+			})
+		}
+	}
+}
+
+// keyType is the key type of a seed's run: int64 for odd seeds, string for
+// even ones.
+func keyType(seed uint64) arrow.DataType {
+	if seed%2 == 0 {
+		return arrow.BinaryTypes.String
+	}
+	return arrow.PrimitiveTypes.Int64
 }

@@ -1,5 +1,10 @@
 package exec_test
 
+import (
+	"fmt"
+	"strconv"
+)
+
 // Shared pieces of the naive oracles: the watermark sequence of a trigger
 // sequence as Spark defines it, and aggregate values. The oracles compute
 // from plain Go values and never call engine code.
@@ -100,8 +105,38 @@ func (a *acc) values() []any {
 	return []any{a.n, a.c, a.s, a.mn, a.mx, float64(a.s) / float64(a.c)}
 }
 
-// keyOf renders a grouping key as a map key (nil distinct from every
-// value).
+// keyOf renders a grouping key as a map key: nil, int64, string and
+// []any (a window) are told apart by a tag byte, so nil is distinct from
+// every value.
 func keyOf(vs ...any) string {
-	return fmtRow(vs)
+	b := make([]byte, 0, 32)
+	var add func(v any)
+	add = func(v any) {
+		switch v := v.(type) {
+		case nil:
+			b = append(b, 'n')
+		case int64:
+			b = append(b, 'i')
+			b = strconv.AppendInt(b, v, 10)
+		case string:
+			b = append(b, 's')
+			b = strconv.AppendInt(b, int64(len(v)), 10)
+			b = append(b, ':')
+			b = append(b, v...)
+		case []any:
+			b = append(b, '[')
+			for _, x := range v {
+				add(x)
+			}
+			b = append(b, ']')
+		default:
+			b = append(b, 'o')
+			b = fmt.Append(b, v)
+		}
+		b = append(b, ',')
+	}
+	for _, v := range vs {
+		add(v)
+	}
+	return string(b)
 }

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/millrace/millrace/plan"
 	"github.com/millrace/millrace/sinks"
 )
@@ -90,26 +89,23 @@ var sessionSpecs = []sessionSpec{
 	{gap: 2 * sec, delay: 5 * sec},
 }
 
-// TestSessionWindows: session windows against the naive oracle.
-func TestSessionWindows(t *testing.T) {
+func runSessionSpecs(t *testing.T, rp replay) {
 	for _, s := range sessionSpecs {
-		for seed := uint64(1); seed <= 3; seed++ {
-			for _, size := range sizesFor() {
-				name := fmt.Sprintf("%s/seed%d/batch%d", s, seed, size)
-				t.Run(name, func(t *testing.T) {
-					rng := rand.New(rand.NewPCG(seed, uint64(size)+200))
-					rows := genRows(rng, genOpts{n: 40 + rng.IntN(80), keys: 3, nullKey: 0.1, nullTime: 0.05, nullVal: 0.15, spanSec: 90, stringK: seed%2 == 0})
-					trigs := oneInput(split(rng, rows, 1+rng.IntN(7)))
-					key := arrow.DataType(arrow.PrimitiveTypes.Int64)
-					if seed%2 == 0 {
-						key = arrow.BinaryTypes.String
-					}
-					r := &opRun{inputs: []input{{key: key}}, build: s.build, mode: sinks.Append, triggers: trigs,
-						batchSize: size, noise: 0.3, rng: rng, statePartitions: 1 + rng.IntN(4)}
-					got := r.run(t)
-					compareOut(t, name+"\n"+describe(trigs), sinks.Append, got, s.oracle(trigs))
-				})
-			}
-		}
+		rp.run(t, s.String(), 200, func(rng *rand.Rand, seed uint64) (*opRun, func([][][][]any) [][][]any) {
+			rows := genRows(rng, genOpts{n: 40 + rng.IntN(80), keys: 3, nullKey: 0.1, nullTime: 0.05, nullVal: 0.15, spanSec: 90, stringK: seed%2 == 0})
+			return &opRun{inputs: []input{{key: keyType(seed)}}, build: s.build, mode: sinks.Append,
+				triggers: oneInput(split(rng, rows, 1+rng.IntN(7)))}, s.oracle
+		})
 	}
 }
+
+// TestSessionWindows: session windows against the naive oracle.
+func TestSessionWindows(t *testing.T) {
+	rp := everySize()
+	rp.seeds = 3
+	runSessionSpecs(t, rp)
+}
+
+// TestSessionWindowsRestarts: the same, restarted from the checkpoint
+// between triggers (the buffered rows of open sessions read back).
+func TestSessionWindowsRestarts(t *testing.T) { runSessionSpecs(t, withRestarts()) }

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/millrace/millrace/plan"
 	"github.com/millrace/millrace/sinks"
 )
@@ -75,37 +74,25 @@ var staticSpecs = []staticSpec{
 // against the naive oracle, over a table with duplicate and null keys.
 func TestStaticJoins(t *testing.T) {
 	for _, s := range staticSpecs {
-		for seed := uint64(1); seed <= 2; seed++ {
-			for _, size := range sizesFor() {
-				name := fmt.Sprintf("%s/seed%d/batch%d", s, seed, size)
-				t.Run(name, func(t *testing.T) {
-					rng := rand.New(rand.NewPCG(seed, uint64(size)+400))
-					stringK := seed%2 == 0
-					rows := genRows(rng, genOpts{n: 40 + rng.IntN(60), keys: 6, nullKey: 0.1, nullTime: 0.05, nullVal: 0.15, spanSec: 60, stringK: stringK})
-					trigs := oneInput(split(rng, rows, 1+rng.IntN(7)))
-					// table keys 1..4 (some twice) and a null key: stream keys
-					// 0 and 5 match nothing
-					var static [][]any
-					for k := 1; k <= 4; k++ {
-						for c := 0; c < 1+rng.IntN(2); c++ {
-							var key any = int64(k)
-							if stringK {
-								key = fmt.Sprint("k", k)
-							}
-							static = append(static, []any{key, int64(100*k + c)})
-						}
-					}
-					static = append(static, []any{nil, int64(-1)})
-					key := arrow.DataType(arrow.PrimitiveTypes.Int64)
+		everySize().run(t, s.String(), 400, func(rng *rand.Rand, seed uint64) (*opRun, func([][][][]any) [][][]any) {
+			stringK := seed%2 == 0
+			rows := genRows(rng, genOpts{n: 40 + rng.IntN(60), keys: 6, nullKey: 0.1, nullTime: 0.05, nullVal: 0.15, spanSec: 60, stringK: stringK})
+			// table keys 1..4 (some twice) and a null key: stream keys 0
+			// and 5 match nothing
+			var static [][]any
+			for k := 1; k <= 4; k++ {
+				for c := 0; c < 1+rng.IntN(2); c++ {
+					var key any = int64(k)
 					if stringK {
-						key = arrow.BinaryTypes.String
+						key = fmt.Sprint("k", k)
 					}
-					r := &opRun{inputs: []input{{key: key}}, build: s.build, mode: sinks.Append, triggers: trigs,
-						batchSize: size, noise: 0.3, rng: rng, static: static, staticKey: key}
-					got := r.run(t)
-					compareOut(t, name+"\n"+describe(trigs), sinks.Append, got, s.oracle(trigs, static))
-				})
+					static = append(static, []any{key, int64(100*k + c)})
+				}
 			}
-		}
+			static = append(static, []any{nil, int64(-1)})
+			r := &opRun{inputs: []input{{key: keyType(seed)}}, build: s.build, mode: sinks.Append,
+				triggers: oneInput(split(rng, rows, 1+rng.IntN(7))), static: static, staticKey: keyType(seed)}
+			return r, func(trigs [][][][]any) [][][]any { return s.oracle(trigs, static) }
+		})
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/millrace/millrace/plan"
 	"github.com/millrace/millrace/sinks"
 )
@@ -212,32 +211,24 @@ func genJoinInputs(rng *rand.Rand, stringK bool, nullTime float64) [][][][]any {
 	return trigs
 }
 
-func runJoinSpecs(t *testing.T, specs []joinSpec, nullTime float64) {
+func runJoinSpecs(t *testing.T, specs []joinSpec, nullTime float64, rp replay) {
 	for _, s := range specs {
-		for seed := uint64(1); seed <= 2; seed++ {
-			for _, size := range sizesFor() {
-				name := fmt.Sprintf("%s/seed%d/batch%d", s, seed, size)
-				t.Run(name, func(t *testing.T) {
-					rng := rand.New(rand.NewPCG(seed, uint64(size)+300))
-					trigs := genJoinInputs(rng, seed%2 == 0, nullTime)
-					key := arrow.DataType(arrow.PrimitiveTypes.Int64)
-					if seed%2 == 0 {
-						key = arrow.BinaryTypes.String
-					}
-					r := &opRun{inputs: []input{{prefix: "l", key: key}, {prefix: "r", key: key}}, build: s.build,
-						mode: sinks.Append, triggers: trigs, batchSize: size, noise: 0.3, rng: rng, statePartitions: 1 + rng.IntN(4)}
-					got := r.run(t)
-					compareOut(t, name+"\n"+describe(trigs), sinks.Append, got, s.oracle(trigs))
-				})
-			}
-		}
+		rp.run(t, s.String(), 300, func(rng *rand.Rand, seed uint64) (*opRun, func([][][][]any) [][][]any) {
+			key := keyType(seed)
+			return &opRun{inputs: []input{{prefix: "l", key: key}, {prefix: "r", key: key}}, build: s.build,
+				mode: sinks.Append, triggers: genJoinInputs(rng, seed%2 == 0, nullTime)}, s.oracle
+		})
 	}
 }
 
 // TestStreamJoins: every stream-stream join type against the naive oracle.
-func TestStreamJoins(t *testing.T) { runJoinSpecs(t, joinSpecs, 0) }
+func TestStreamJoins(t *testing.T) { runJoinSpecs(t, joinSpecs, 0, everySize()) }
 
 // TestStreamJoinsNullTimes: rows with a null event time never match; an
 // outer join writes them unmatched (a departure from Spark, which keeps them
 // for ever; docs/ARCHITECTURE.md).
-func TestStreamJoinsNullTimes(t *testing.T) { runJoinSpecs(t, joinSpecs, 0.1) }
+func TestStreamJoinsNullTimes(t *testing.T) { runJoinSpecs(t, joinSpecs, 0.1, everySize()) }
+
+// TestStreamJoinsRestarts: every join type restarted from the checkpoint
+// between triggers (both buffers and their matched flags read back).
+func TestStreamJoinsRestarts(t *testing.T) { runJoinSpecs(t, joinSpecs, 0.05, withRestarts()) }
