@@ -78,7 +78,12 @@ func (s aggSpec) windowsOf(t int64) []int64 {
 // (Update), every group every trigger (Complete, where nothing is late).
 // Rows with a null event time belong to no window.
 func (s aggSpec) oracle(trigs [][][][]any) [][][]any {
-	w := wmSeq(trigs, 1, []int64{s.delay})
+	return s.oracleW(trigs, wmSeq(trigs, 1, []int64{s.delay}))
+}
+
+// oracleW is oracle with the watermarks given (an aggregation fed by
+// another stateful operator sees the query's, computed from its input).
+func (s aggSpec) oracleW(trigs [][][][]any, w []int64) [][][]any {
 	type group struct {
 		key     []any
 		end     int64

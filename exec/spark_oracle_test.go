@@ -26,7 +26,7 @@ var oracleDepartures = map[string]string{
 // generated and hand-written trigger sequences) is evaluated by the oracle
 // of its operator, which must give Spark's rows trigger by trigger. So the
 // oracles the operator tests trust encode Spark's semantics, not the
-// engine's. Chained queries have no oracle here.
+// engine's.
 func TestOraclesMatchSpark(t *testing.T) {
 	g, err := sparkdiff.LoadGolden(filepath.Join("..", filepath.FromSlash(sparkdiff.GoldenPath)))
 	if err != nil {
@@ -54,7 +54,8 @@ func TestOraclesMatchSpark(t *testing.T) {
 		})
 	}
 	for _, op := range []string{sparkdiff.OpWindow, sparkdiff.OpSliding, sparkdiff.OpGroupBy, sparkdiff.OpSession,
-		sparkdiff.OpDedupTime, sparkdiff.OpDedupKey, sparkdiff.OpDedupWithin, sparkdiff.OpJoin, sparkdiff.OpStaticJoin} {
+		sparkdiff.OpDedupTime, sparkdiff.OpDedupKey, sparkdiff.OpDedupWithin, sparkdiff.OpJoin, sparkdiff.OpStaticJoin,
+		sparkdiff.OpDedupWindow, sparkdiff.OpJoinWindow} {
 		if !ran[op] {
 			t.Errorf("no golden case of %s was checked", op)
 		}
@@ -62,7 +63,7 @@ func TestOraclesMatchSpark(t *testing.T) {
 }
 
 // oracleOf evaluates golden case c with the oracle of its operator (nil for
-// a chained query).
+// an operator without one).
 func oracleOf(t *testing.T, c *sparkdiff.Case) [][][]any {
 	ms := func(v int64) int64 { return v * 1000 }
 	delay := int64(-1)
@@ -96,6 +97,11 @@ func oracleOf(t *testing.T, c *sparkdiff.Case) [][][]any {
 		return joinSpec{how: how, lower: ms(c.LowerMs), upper: ms(c.UpperMs), ldelay: delay, rdelay: ms(c.RightDelayMs)}.oracle(trigs)
 	case sparkdiff.OpStaticJoin:
 		return staticSpec{how: how, delay: delay}.oracle(trigs, c.Static)
+	case sparkdiff.OpDedupWindow:
+		return dedupWindowSpec{size: ms(c.SizeMs), delay: delay}.oracle(trigs)
+	case sparkdiff.OpJoinWindow:
+		j := joinSpec{how: how, lower: ms(c.LowerMs), upper: ms(c.UpperMs), ldelay: delay, rdelay: ms(c.RightDelayMs)}
+		return joinWindowSpec{join: j, size: ms(c.SizeMs)}.oracle(trigs)
 	}
 	return nil
 }

@@ -67,6 +67,29 @@ func (s joinSpec) emits(side int) bool {
 	return false
 }
 
+// inferredFilter drops the rows with a null key on a side whose unmatched
+// rows are never written, as Spark's inferred IS NOT NULL filter does below
+// the watermark.
+func (s joinSpec) inferredFilter(trigs [][][][]any) [][][][]any {
+	filtered := make([][][][]any, len(trigs))
+	for i, tr := range trigs {
+		filtered[i] = make([][][]any, 2)
+		for side, rows := range tr {
+			for _, r := range rows {
+				if r[0] != nil || s.emits(side) {
+					filtered[i][side] = append(filtered[i][side], r)
+				}
+			}
+		}
+	}
+	return filtered
+}
+
+// watermarks is the query's watermark sequence (wmSeq) of a join's input.
+func (s joinSpec) watermarks(trigs [][][][]any) []int64 {
+	return wmSeq(s.inferredFilter(trigs), 1, []int64{s.ldelay, s.rdelay})
+}
+
 // oracle evaluates the join over all rows, trigger by trigger, with Spark's
 // rules. Rows with a null key on a side whose unmatched rows are never
 // written are filtered before the watermark (Spark's inferred IS NOT NULL
@@ -84,18 +107,7 @@ func (s joinSpec) emits(side int) bool {
 // one it arrived in, that ends with a watermark (Spark keeps it for ever;
 // docs/ARCHITECTURE.md, departures).
 func (s joinSpec) oracle(trigs [][][][]any) [][][]any {
-	keep := func(side int, r []any) bool { return r[0] != nil || s.emits(side) }
-	filtered := make([][][][]any, len(trigs))
-	for i, tr := range trigs {
-		filtered[i] = make([][][]any, 2)
-		for side, rows := range tr {
-			for _, r := range rows {
-				if keep(side, r) {
-					filtered[i][side] = append(filtered[i][side], r)
-				}
-			}
-		}
-	}
+	filtered := s.inferredFilter(trigs)
 	w := wmSeq(filtered, 1, []int64{s.ldelay, s.rdelay})
 	stateWM := func(side int, wm int64) int64 {
 		if side == 0 {
