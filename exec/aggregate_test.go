@@ -78,22 +78,32 @@ func (s aggSpec) windowsOf(t int64) []int64 {
 // (Update), every group every trigger (Complete, where nothing is late).
 // Rows with a null event time belong to no window.
 func (s aggSpec) oracle(trigs [][][][]any) [][][]any {
+	out, _ := s.oracleW(trigs, wmSeq(trigs, 1, []int64{s.delay}))
+	return out
+}
+
+// oracleState is oracle with the groups in the state after each trigger:
+// a window leaves it when the watermark reaches its end, except in
+// Complete mode.
+func (s aggSpec) oracleState(trigs [][][][]any) ([][][]any, []int64) {
 	return s.oracleW(trigs, wmSeq(trigs, 1, []int64{s.delay}))
 }
 
-// oracleW is oracle with the watermarks given (an aggregation fed by
+// oracleW is oracleState with the watermarks given (an aggregation fed by
 // another stateful operator sees the query's, computed from its input).
-func (s aggSpec) oracleW(trigs [][][][]any, w []int64) [][][]any {
+func (s aggSpec) oracleW(trigs [][][][]any, w []int64) ([][][]any, []int64) {
 	type group struct {
 		key     []any
 		end     int64
 		a       acc
 		emitted bool
+		evicted bool
 	}
 	groups := map[string]*group{}
 	var order []string
 	dropLate := s.mode != sinks.Complete && s.size > 0 && s.delay >= 0
 	out := make([][][]any, len(trigs))
+	state := make([]int64, len(trigs))
 	for i, tr := range trigs {
 		touched := map[string]bool{}
 		addTo := func(key []any, end int64, v any) {
@@ -139,12 +149,41 @@ func (s aggSpec) oracleW(trigs [][][][]any, w []int64) [][][]any {
 			case sinks.Complete:
 				out[i] = append(out[i], row(g))
 			}
+			if dropLate && g.end <= w[i+1] {
+				g.evicted = true
+			}
+			if !g.evicted {
+				state[i]++
+			}
 		}
 	}
-	return out
+	return out, state
 }
 
-// compare checks each trigger's output: the rows of its batches, or in
+// compareState checks the state rows the (last) stateful operator reports
+// after each trigger that ran a batch (numRowsTotal of its last batch)
+// against the oracle's; nil checks nothing.
+func compareState(t *testing.T, what string, got []trigOut, want []int64) {
+	t.Helper()
+	if want == nil {
+		return
+	}
+	for i := range want {
+		ps := got[i].progress
+		if len(ps) == 0 {
+			continue
+		}
+		ops := ps[len(ps)-1].StateOperators
+		if len(ops) == 0 {
+			t.Fatalf("%s: trigger %d: no stateful operator in the progress", what, i)
+		}
+		if n := ops[len(ops)-1].NumRowsTotal; n != want[i] {
+			t.Fatalf("%s: trigger %d: the state holds %d rows, want %d", what, i, n, want[i])
+		}
+	}
+}
+
+// compareOut checks each trigger's output: the rows of its batches, or in
 // Complete mode the last batch written so far.
 func compareOut(t *testing.T, what string, mode sinks.OutputMode, got []trigOut, want [][][]any) {
 	t.Helper()
@@ -181,10 +220,10 @@ var slidingSpecs = []aggSpec{
 // times and values), trigger split and noise rows.
 func runAggSpecs(t *testing.T, specs []aggSpec, rp replay) {
 	for _, s := range specs {
-		rp.run(t, s.String(), 0, func(rng *rand.Rand, seed uint64) (*opRun, func([][][][]any) [][][]any) {
+		rp.run(t, s.String(), 0, func(rng *rand.Rand, seed uint64) (*opRun, oracleFn) {
 			rows := genRows(rng, genOpts{n: 60 + rng.IntN(60), keys: 4, nullKey: 0.1, nullTime: 0.05, nullVal: 0.15, spanSec: 60, stringK: seed%2 == 0})
 			return &opRun{inputs: []input{{key: keyType(seed)}}, build: s.build, mode: s.mode,
-				triggers: oneInput(split(rng, rows, 1+rng.IntN(7)))}, s.oracle
+				triggers: oneInput(split(rng, rows, 1+rng.IntN(7)))}, s.oracleState
 		})
 	}
 }

@@ -52,10 +52,17 @@ func (s dedupSpec) build(ins []plan.Node) (plan.Node, error) {
 // otherwise. Keys are forgotten at the end of a batch, so duplicates within
 // one trigger always meet.
 func (s dedupSpec) oracle(trigs [][][][]any) [][][]any {
+	out, _ := s.oracleState(trigs)
+	return out
+}
+
+// oracleState is oracle with the keys remembered after each trigger.
+func (s dedupSpec) oracleState(trigs [][][][]any) ([][][]any, []int64) {
 	w := wmSeq(trigs, 1, []int64{s.delay})
 	const never = int64(1) << 62
 	expiry := map[string]int64{}
 	out := make([][][]any, len(trigs))
+	state := make([]int64, len(trigs))
 	for i, tr := range trigs {
 		for _, r := range tr[0] {
 			t, hasT := r[1].(int64)
@@ -87,8 +94,9 @@ func (s dedupSpec) oracle(trigs [][][][]any) [][][]any {
 				delete(expiry, ks)
 			}
 		}
+		state[i] = int64(len(expiry))
 	}
-	return out
+	return out, state
 }
 
 var dedupSpecs = []dedupSpec{
@@ -104,7 +112,7 @@ var dedupSpecs = []dedupSpec{
 
 func runDedupSpecs(t *testing.T, rp replay) {
 	for _, s := range dedupSpecs {
-		rp.run(t, s.String(), 100, func(rng *rand.Rand, seed uint64) (*opRun, func([][][][]any) [][][]any) {
+		rp.run(t, s.String(), 100, func(rng *rand.Rand, seed uint64) (*opRun, oracleFn) {
 			rows := genRows(rng, genOpts{n: 60 + rng.IntN(60), keys: 12, nullKey: 0.1, nullTime: 0.08, nullVal: 0.1, spanSec: 40, stringK: seed%2 == 0})
 			// exact duplicates of earlier rows, some in later triggers
 			for j := 0; j < len(rows)/4; j++ {
@@ -113,7 +121,7 @@ func runDedupSpecs(t *testing.T, rp replay) {
 				rows = append(rows[:b], append([][]any{rows[a]}, rows[b:]...)...)
 			}
 			return &opRun{inputs: []input{{key: keyType(seed)}}, build: s.build, mode: s.mode,
-				triggers: oneInput(split(rng, rows, 1+rng.IntN(7)))}, s.oracle
+				triggers: oneInput(split(rng, rows, 1+rng.IntN(7)))}, s.oracleState
 		})
 	}
 }

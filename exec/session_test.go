@@ -38,6 +38,13 @@ func (s sessionSpec) build(ins []plan.Node) (plan.Node, error) {
 // gap) the trigger's final watermark reaches is written and its rows
 // forgotten.
 func (s sessionSpec) oracle(trigs [][][][]any) [][][]any {
+	out, _ := s.oracleState(trigs)
+	return out
+}
+
+// oracleState is oracle with the rows of open sessions buffered after each
+// trigger.
+func (s sessionSpec) oracleState(trigs [][][][]any) ([][][]any, []int64) {
 	w := wmSeq(trigs, 1, []int64{s.delay})
 	type row struct {
 		t int64
@@ -46,6 +53,7 @@ func (s sessionSpec) oracle(trigs [][][][]any) [][][]any {
 	open := map[string][]row{}
 	keys := map[string]any{}
 	out := make([][][]any, len(trigs))
+	state := make([]int64, len(trigs))
 	for i, tr := range trigs {
 		for _, r := range tr[0] {
 			t, ok := r[1].(int64)
@@ -78,9 +86,10 @@ func (s sessionSpec) oracle(trigs [][][][]any) [][][]any {
 				lo = hi
 			}
 			open[ks] = keep
+			state[i] += int64(len(keep))
 		}
 	}
-	return out
+	return out, state
 }
 
 var sessionSpecs = []sessionSpec{
@@ -91,10 +100,10 @@ var sessionSpecs = []sessionSpec{
 
 func runSessionSpecs(t *testing.T, rp replay) {
 	for _, s := range sessionSpecs {
-		rp.run(t, s.String(), 200, func(rng *rand.Rand, seed uint64) (*opRun, func([][][][]any) [][][]any) {
+		rp.run(t, s.String(), 200, func(rng *rand.Rand, seed uint64) (*opRun, oracleFn) {
 			rows := genRows(rng, genOpts{n: 40 + rng.IntN(80), keys: 3, nullKey: 0.1, nullTime: 0.05, nullVal: 0.15, spanSec: 90, stringK: seed%2 == 0})
 			return &opRun{inputs: []input{{key: keyType(seed)}}, build: s.build, mode: sinks.Append,
-				triggers: oneInput(split(rng, rows, 1+rng.IntN(7)))}, s.oracle
+				triggers: oneInput(split(rng, rows, 1+rng.IntN(7)))}, s.oracleState
 		})
 	}
 }

@@ -74,7 +74,7 @@ var staticSpecs = []staticSpec{
 // against the naive oracle, over a table with duplicate and null keys.
 func TestStaticJoins(t *testing.T) {
 	for _, s := range staticSpecs {
-		everySize().run(t, s.String(), 400, func(rng *rand.Rand, seed uint64) (*opRun, func([][][][]any) [][][]any) {
+		everySize().run(t, s.String(), 400, func(rng *rand.Rand, seed uint64) (*opRun, oracleFn) {
 			stringK := seed%2 == 0
 			rows := genRows(rng, genOpts{n: 40 + rng.IntN(60), keys: 6, nullKey: 0.1, nullTime: 0.05, nullVal: 0.15, spanSec: 60, stringK: stringK})
 			// table keys 1..4 (some twice) and a null key: stream keys 0
@@ -92,7 +92,7 @@ func TestStaticJoins(t *testing.T) {
 			static = append(static, []any{nil, int64(-1)})
 			r := &opRun{inputs: []input{{key: keyType(seed)}}, build: s.build, mode: sinks.Append,
 				triggers: oneInput(split(rng, rows, 1+rng.IntN(7))), static: static, staticKey: keyType(seed)}
-			return r, func(trigs [][][][]any) [][][]any { return s.oracle(trigs, static) }
+			return r, rowsOnly(func(trigs [][][][]any) [][][]any { return s.oracle(trigs, static) })
 		})
 	}
 }

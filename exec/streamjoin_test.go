@@ -107,6 +107,13 @@ func (s joinSpec) watermarks(trigs [][][][]any) []int64 {
 // one it arrived in, that ends with a watermark (Spark keeps it for ever;
 // docs/ARCHITECTURE.md, departures).
 func (s joinSpec) oracle(trigs [][][][]any) [][][]any {
+	out, _ := s.oracleState(trigs)
+	return out
+}
+
+// oracleState is oracle with the rows of both sides buffered after each
+// trigger.
+func (s joinSpec) oracleState(trigs [][][][]any) ([][][]any, []int64) {
 	filtered := s.inferredFilter(trigs)
 	w := wmSeq(filtered, 1, []int64{s.ldelay, s.rdelay})
 	stateWM := func(side int, wm int64) int64 {
@@ -127,6 +134,7 @@ func (s joinSpec) oracle(trigs [][][][]any) [][][]any {
 	var all []*srow
 	byKey := map[string][]*srow{}
 	out := make([][][]any, len(trigs))
+	state := make([]int64, len(trigs))
 	nulls := []any{nil, nil, nil}
 	for i, tr := range filtered {
 		var fresh []*srow
@@ -189,8 +197,13 @@ func (s joinSpec) oracle(trigs [][][][]any) [][][]any {
 				}
 			}
 		}
+		for _, x := range all {
+			if !x.gone {
+				state[i]++
+			}
+		}
 	}
-	return out
+	return out, state
 }
 
 var joinSpecs = []joinSpec{
@@ -225,10 +238,10 @@ func genJoinInputs(rng *rand.Rand, stringK bool, nullTime float64) [][][][]any {
 
 func runJoinSpecs(t *testing.T, specs []joinSpec, nullTime float64, rp replay) {
 	for _, s := range specs {
-		rp.run(t, s.String(), 300, func(rng *rand.Rand, seed uint64) (*opRun, func([][][][]any) [][][]any) {
+		rp.run(t, s.String(), 300, func(rng *rand.Rand, seed uint64) (*opRun, oracleFn) {
 			key := keyType(seed)
 			return &opRun{inputs: []input{{prefix: "l", key: key}, {prefix: "r", key: key}}, build: s.build,
-				mode: sinks.Append, triggers: genJoinInputs(rng, seed%2 == 0, nullTime)}, s.oracle
+				mode: sinks.Append, triggers: genJoinInputs(rng, seed%2 == 0, nullTime)}, s.oracleState
 		})
 	}
 }
