@@ -223,7 +223,7 @@ func runAggSpecs(t *testing.T, specs []aggSpec, rp replay) {
 		rp.run(t, s.String(), 0, func(rng *rand.Rand, seed uint64) (*opRun, oracleFn) {
 			rows := genRows(rng, genOpts{n: 60 + rng.IntN(60), keys: 4, nullKey: 0.1, nullTime: 0.05, nullVal: 0.15, spanSec: 60, stringK: seed%2 == 0})
 			return &opRun{inputs: []input{{key: keyType(seed)}}, build: s.build, mode: s.mode,
-				triggers: oneInput(split(rng, rows, 1+rng.IntN(7)))}, s.oracleState
+				triggers: oneInput(split(rng, rows, 1+rng.IntN(7))), streams: 1 + rng.IntN(2)}, s.oracleState
 		})
 	}
 }

@@ -134,7 +134,7 @@ func TestJoinThenWindow(t *testing.T) {
 		everySize().run(t, "join_window/"+s.join.String(), 600, func(rng *rand.Rand, seed uint64) (*opRun, oracleFn) {
 			key := keyType(seed)
 			return &opRun{inputs: []input{{prefix: "l", key: key}, {prefix: "r", key: key}}, build: s.build,
-				mode: sinks.Append, triggers: genJoinInputs(rng, seed%2 == 0, 0.05)}, rowsOnly(s.oracle)
+				mode: sinks.Append, triggers: genJoinInputs(rng, seed%2 == 0, 0.05), streams: 1 + rng.IntN(2)}, rowsOnly(s.oracle)
 		})
 	}
 }

@@ -1,14 +1,23 @@
 package exec_test
 
-// The operator test harness: a query is built with package plan over memory
-// sources and run with exec.Start, one ProcessAllAvailable per trigger, so
-// the tests drive operators only through the entry points the driver
-// exposes (they survive a rewrite of the operators' internals). Each
-// trigger's rows are cut into Arrow records of a given size, mixed with
-// rows a filter removes (so stateful operators see random selection
-// vectors), and the output of every micro-batch is recorded per trigger.
-// The expected output comes from naive oracles (oracle_test.go) that see
-// each trigger's rows as plain Go values.
+// The operator test harness, in the spirit of CockroachDB's colexec
+// RunTests: a query is built with package plan over memory sources and run
+// with exec.Start, one ProcessAllAvailable per trigger, so the tests drive
+// operators only through the entry points the driver exposes (they survive
+// a rewrite of the operators' internals). Each trigger's rows are cut into
+// Arrow records of a given size (1 to 64K rows), mixed with rows a filter
+// removes (so stateful operators see random selection vectors, and rows
+// that would move the watermark if they leaked), optionally spread over
+// several unioned sources (several input tasks), and the query may be
+// stopped and restarted from its checkpoint between triggers. The output
+// of every micro-batch is recorded per trigger, with its progress event.
+// Naive oracles (one per operator family, oracle_test.go for the shared
+// watermark rules) give the expected rows of each trigger and the state
+// rows left after it, from the triggers' rows as plain Go values; they are
+// themselves checked against Spark's recorded output (spark_oracle_test.go).
+// Files: aggregate, sliding windows (aggregate_test.go), session_test.go,
+// dedup_test.go, streamjoin_test.go, staticjoin_test.go, chained_test.go,
+// large_test.go (64K-row records), datadriven_test.go (testdata/operators).
 
 import (
 	"context"
@@ -85,7 +94,14 @@ type opRun struct {
 	restart float64
 	// restarted counts the restarts of the last run.
 	restarted int
+	// streams, when above 1, reads each input from that many memory
+	// sources, unioned, each row going to one at random: several input
+	// tasks then prepare rows for the same state partitions.
+	streams int
 }
+
+// nstreams is the number of memory sources per input.
+func (r *opRun) nstreams() int { return max(r.streams, 1) }
 
 // trigOut is what one trigger produced: the rows of each micro-batch it
 // ran (the data batch and a no-data batch when the watermark moved) and
@@ -216,7 +232,7 @@ type runner struct {
 func (r *opRun) start(t testing.TB) *runner {
 	t.Helper()
 	x := &runner{t: t, r: r, mem: memory.NewCheckedAllocator(memory.NewGoAllocator()),
-		rec: testutil.NewRecorder(), plog: &progressLog{}, history: make([][]arrow.RecordBatch, len(r.inputs))}
+		rec: testutil.NewRecorder(), plog: &progressLog{}, history: make([][]arrow.RecordBatch, len(r.inputs)*r.nstreams())}
 	if r.restart > 0 {
 		x.ckptDir = checkpointDir(t)
 	}
@@ -256,18 +272,31 @@ func (x *runner) open() {
 	x.srcs = x.srcs[:0]
 	nodes := make([]plan.Node, len(r.inputs))
 	for i, in := range r.inputs {
-		src, err := memsrc.New(in.schema(), memsrc.Options{Allocator: x.mem, Name: "in" + in.prefix})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, rec := range x.history[i] {
-			if _, err := src.AddBatch(rec); err != nil {
+		var branches []plan.Node
+		for p := 0; p < r.nstreams(); p++ {
+			src, err := memsrc.New(in.schema(), memsrc.Options{Allocator: x.mem, Name: fmt.Sprintf("in%s%d", in.prefix, p)})
+			if err != nil {
 				t.Fatal(err)
 			}
+			for _, rec := range x.history[len(x.srcs)] {
+				if _, err := src.AddBatch(rec); err != nil {
+					t.Fatal(err)
+				}
+			}
+			x.srcs = append(x.srcs, src)
+			n, err := scanNode(src, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			branches = append(branches, n)
 		}
-		x.srcs = append(x.srcs, src)
-		if nodes[i], err = scanNode(src, in); err != nil {
-			t.Fatal(err)
+		nodes[i] = branches[0]
+		if len(branches) > 1 {
+			u, err := plan.NewUnion(branches)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nodes[i] = u
 		}
 	}
 	if x.table != nil {
@@ -298,19 +327,26 @@ func (x *runner) trigger(rows [][][]any) trigOut {
 		x.restarts++
 		x.open()
 	}
+	ns := r.nstreams()
 	for j, in := range r.inputs {
-		var part [][]any
+		parts := make([][][]any, ns)
 		if j < len(rows) {
-			part = rows[j]
+			for _, row := range rows[j] {
+				p := r.rng.IntN(ns)
+				parts[p] = append(parts[p], row)
+			}
 		}
-		recs, err := r.records(x.mem, in, part)
-		if err != nil {
-			t.Fatalf("trigger %d input %d: %v", i, j, err)
-		}
-		for _, rec := range recs {
-			x.history[j] = append(x.history[j], rec) // the reference added here
-			if _, err := x.srcs[j].AddBatch(rec); err != nil {
-				t.Fatal(err)
+		for p, part := range parts {
+			recs, err := r.records(x.mem, in, part)
+			if err != nil {
+				t.Fatalf("trigger %d input %d: %v", i, j, err)
+			}
+			k := j*ns + p
+			for _, rec := range recs {
+				x.history[k] = append(x.history[k], rec) // the reference added here
+				if _, err := x.srcs[k].AddBatch(rec); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
 	}

@@ -103,7 +103,7 @@ func runSessionSpecs(t *testing.T, rp replay) {
 		rp.run(t, s.String(), 200, func(rng *rand.Rand, seed uint64) (*opRun, oracleFn) {
 			rows := genRows(rng, genOpts{n: 40 + rng.IntN(80), keys: 3, nullKey: 0.1, nullTime: 0.05, nullVal: 0.15, spanSec: 90, stringK: seed%2 == 0})
 			return &opRun{inputs: []input{{key: keyType(seed)}}, build: s.build, mode: sinks.Append,
-				triggers: oneInput(split(rng, rows, 1+rng.IntN(7)))}, s.oracleState
+				triggers: oneInput(split(rng, rows, 1+rng.IntN(7))), streams: 1 + rng.IntN(2)}, s.oracleState
 		})
 	}
 }

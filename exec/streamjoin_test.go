@@ -241,7 +241,7 @@ func runJoinSpecs(t *testing.T, specs []joinSpec, nullTime float64, rp replay) {
 		rp.run(t, s.String(), 300, func(rng *rand.Rand, seed uint64) (*opRun, oracleFn) {
 			key := keyType(seed)
 			return &opRun{inputs: []input{{prefix: "l", key: key}, {prefix: "r", key: key}}, build: s.build,
-				mode: sinks.Append, triggers: genJoinInputs(rng, seed%2 == 0, nullTime)}, s.oracleState
+				mode: sinks.Append, triggers: genJoinInputs(rng, seed%2 == 0, nullTime), streams: 1 + rng.IntN(2)}, s.oracleState
 		})
 	}
 }
