@@ -82,6 +82,18 @@ func (s aggSpec) oracle(trigs [][][][]any) [][][]any {
 	return out
 }
 
+// late: with an event-time window and a watermark (not in Complete mode), a
+// row whose last window ended at or before the watermark.
+func (s aggSpec) late(trigs [][][][]any) ([][][]any, []int64) {
+	if s.mode == sinks.Complete || s.size == 0 || s.delay < 0 {
+		return lateRows(trigs, wmSeq(trigs, 1, []int64{s.delay}), func([]any, int64) bool { return false })
+	}
+	return lateRows(trigs, wmSeq(trigs, 1, []int64{s.delay}), func(r []any, w int64) bool {
+		t, ok := r[1].(int64)
+		return ok && floorDiv(t, s.slide)*s.slide+s.size <= w
+	})
+}
+
 // oracleState is oracle with the groups in the state after each trigger:
 // a window leaves it when the watermark reaches its end, except in
 // Complete mode.
@@ -223,7 +235,7 @@ func runAggSpecs(t *testing.T, specs []aggSpec, rp replay) {
 		rp.run(t, s.String(), 0, func(rng *rand.Rand, seed uint64) (*opRun, oracleFn) {
 			rows := genRows(rng, genOpts{n: 60 + rng.IntN(60), keys: 4, nullKey: 0.1, nullTime: 0.05, nullVal: 0.15, spanSec: 60, stringK: seed%2 == 0})
 			return &opRun{inputs: []input{{key: keyType(seed)}}, build: s.build, mode: s.mode,
-				triggers: oneInput(split(rng, rows, 1+rng.IntN(7))), streams: 1 + rng.IntN(2)}, s.oracleState
+				triggers: oneInput(split(rng, rows, 1+rng.IntN(7))), streams: 1 + rng.IntN(2), late: s.late}, s.oracleState
 		})
 	}
 }

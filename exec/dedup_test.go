@@ -56,6 +56,15 @@ func (s dedupSpec) oracle(trigs [][][][]any) [][][]any {
 	return out
 }
 
+// late: on a watermarked input, a row whose event time is at or before the
+// watermark.
+func (s dedupSpec) late(trigs [][][][]any) ([][][]any, []int64) {
+	return lateRows(trigs, wmSeq(trigs, 1, []int64{s.delay}), func(r []any, w int64) bool {
+		t, ok := r[1].(int64)
+		return s.delay >= 0 && ok && t <= w
+	})
+}
+
 // oracleState is oracle with the keys remembered after each trigger.
 func (s dedupSpec) oracleState(trigs [][][][]any) ([][][]any, []int64) {
 	w := wmSeq(trigs, 1, []int64{s.delay})
@@ -121,7 +130,7 @@ func runDedupSpecs(t *testing.T, rp replay) {
 				rows = append(rows[:b], append([][]any{rows[a]}, rows[b:]...)...)
 			}
 			return &opRun{inputs: []input{{key: keyType(seed)}}, build: s.build, mode: s.mode,
-				triggers: oneInput(split(rng, rows, 1+rng.IntN(7)))}, s.oracleState
+				triggers: oneInput(split(rng, rows, 1+rng.IntN(7))), late: s.late}, s.oracleState
 		})
 	}
 }

@@ -94,6 +94,12 @@ type opRun struct {
 	restart float64
 	// restarted counts the restarts of the last run.
 	restarted int
+	// late, when set, gives the late rows of each trigger the late-data
+	// sink receives and how many rows the operator drops as late (for a
+	// join, the right input's too, which the sink does not get).
+	late func(trigs [][][][]any) ([][][]any, []int64)
+	// lateSink sends late rows to a late-data sink.
+	lateSink bool
 	// streams, when above 1, reads each input from that many memory
 	// sources, unioned, each row going to one at random: several input
 	// tasks then prepare rows for the same state partitions.
@@ -109,6 +115,8 @@ func (r *opRun) nstreams() int { return max(r.streams, 1) }
 type trigOut struct {
 	batches  [][][]any
 	progress []*exec.Progress
+	// late are the rows the late-data sink received (opRun.lateSink).
+	late [][]any
 }
 
 // rows returns every row the trigger's batches wrote.
@@ -217,6 +225,8 @@ type runner struct {
 	q     *exec.Query
 	rec   *testutil.Recorder
 	plog  *progressLog
+	late  *testutil.Recorder
+	seenL int
 	// history holds every record added to each input, to fill the new
 	// sources of a restarted query (a query closes its sources on Stop).
 	history  [][]arrow.RecordBatch
@@ -319,7 +329,9 @@ func (x *runner) trigger(rows [][][]any) trigOut {
 	ctx := context.Background()
 	i := x.ntrigs
 	x.ntrigs++
-	if x.q != nil && r.restart > 0 && r.rng.Float64() < r.restart {
+	// a run restarts at its last trigger at the latest
+	last := x.restarts == 0 && i == len(r.triggers)-1
+	if x.q != nil && r.restart > 0 && (last || r.rng.Float64() < r.restart) {
 		if err := x.q.Stop(); err != nil {
 			t.Fatalf("stop before trigger %d: %v", i, err)
 		}
@@ -358,8 +370,16 @@ func (x *runner) trigger(rows [][][]any) trigOut {
 		if parts == 0 {
 			parts = 3
 		}
+		var lateSink sinks.Sink
+		if r.lateSink {
+			if x.late == nil {
+				x.late = testutil.NewRecorder()
+			}
+			lateSink = x.late
+		}
 		q, err := exec.Start(ctx, exec.Config{
-			Plan: x.plan, Sink: x.rec, Mode: r.mode, Allocator: x.mem,
+			LateSink: lateSink,
+			Plan:     x.plan, Sink: x.rec, Mode: r.mode, Allocator: x.mem,
 			Trigger:              exec.Trigger{Kind: exec.TriggerProcessingTime, Interval: time.Hour},
 			Parallelism:          2,
 			StatePartitions:      parts,
@@ -380,6 +400,13 @@ func (x *runner) trigger(rows [][][]any) trigOut {
 	o.batches = batches[x.seenB:]
 	x.seenB = len(batches)
 	o.progress, x.seenP = x.plog.since(x.seenP)
+	if x.late != nil {
+		_, lb := x.late.Batches()
+		for _, b := range lb[x.seenL:] {
+			o.late = append(o.late, b...)
+		}
+		x.seenL = len(lb)
+	}
 	return o
 }
 
@@ -589,6 +616,7 @@ func (rp replay) run(t *testing.T, name string, salt uint64, mk func(rng *rand.R
 				rng := rand.New(rand.NewPCG(seed, uint64(size)+salt))
 				r, oracle := mk(rng, seed)
 				r.batchSize, r.noise, r.rng, r.restart = size, 0.3, rng, rp.restart
+				r.lateSink = r.late != nil && rng.IntN(2) == 0
 				if r.statePartitions == 0 {
 					r.statePartitions = 1 + rng.IntN(4)
 				}
@@ -597,7 +625,35 @@ func (rp replay) run(t *testing.T, name string, salt uint64, mk func(rng *rand.R
 				want, state := oracle(r.triggers)
 				compareOut(t, sub+"\n"+describe(r.triggers), r.mode, got, want)
 				compareState(t, sub+"\n"+describe(r.triggers), got, state)
+				compareLate(t, sub+"\n"+describe(r.triggers), r, got)
 			})
+		}
+	}
+}
+
+// compareLate checks, when the run has a late oracle, the rows each
+// trigger dropped as late (numRowsDroppedByWatermark over its batches) and
+// those the late-data sink received.
+func compareLate(t *testing.T, what string, r *opRun, got []trigOut) {
+	t.Helper()
+	if r.late == nil {
+		return
+	}
+	rows, counts := r.late(r.triggers)
+	for i := range counts {
+		var n int64
+		for _, p := range got[i].progress {
+			for _, op := range p.StateOperators {
+				n += op.NumRowsDroppedByWatermark
+			}
+		}
+		if n != counts[i] {
+			t.Fatalf("%s: trigger %d: %d rows dropped as late, want %d", what, i, n, counts[i])
+		}
+		if r.lateSink {
+			if d := testutil.Diff(got[i].late, rows[i]); d != "" {
+				t.Fatalf("%s: trigger %d: late-data sink: %s", what, i, d)
+			}
 		}
 	}
 }

@@ -65,6 +65,23 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
+// lateRows returns, per trigger, the rows of input 0 that isLate says are
+// late for the watermark the trigger's data batch ran with (the late-data
+// sink gets them), and their number.
+func lateRows(trigs [][][][]any, w []int64, isLate func(r []any, w int64) bool) ([][][]any, []int64) {
+	rows := make([][][]any, len(trigs))
+	counts := make([]int64, len(trigs))
+	for i, tr := range trigs {
+		for _, r := range tr[0] {
+			if isLate(r, w[i]) {
+				rows[i] = append(rows[i], r)
+				counts[i]++
+			}
+		}
+	}
+	return rows, counts
+}
+
 // single turns the per-trigger rows of one input into opRun.triggers form
 // and back.
 func single(trigs [][][][]any) [][][]any {

@@ -42,6 +42,15 @@ func (s sessionSpec) oracle(trigs [][][][]any) [][][]any {
 	return out
 }
 
+// late: a row whose own session [t, t+gap) ended at or before the
+// watermark.
+func (s sessionSpec) late(trigs [][][][]any) ([][][]any, []int64) {
+	return lateRows(trigs, wmSeq(trigs, 1, []int64{s.delay}), func(r []any, w int64) bool {
+		t, ok := r[1].(int64)
+		return ok && t+s.gap <= w
+	})
+}
+
 // oracleState is oracle with the rows of open sessions buffered after each
 // trigger.
 func (s sessionSpec) oracleState(trigs [][][][]any) ([][][]any, []int64) {
@@ -103,7 +112,7 @@ func runSessionSpecs(t *testing.T, rp replay) {
 		rp.run(t, s.String(), 200, func(rng *rand.Rand, seed uint64) (*opRun, oracleFn) {
 			rows := genRows(rng, genOpts{n: 40 + rng.IntN(80), keys: 3, nullKey: 0.1, nullTime: 0.05, nullVal: 0.15, spanSec: 90, stringK: seed%2 == 0})
 			return &opRun{inputs: []input{{key: keyType(seed)}}, build: s.build, mode: sinks.Append,
-				triggers: oneInput(split(rng, rows, 1+rng.IntN(7))), streams: 1 + rng.IntN(2)}, s.oracleState
+				triggers: oneInput(split(rng, rows, 1+rng.IntN(7))), streams: 1 + rng.IntN(2), late: s.late}, s.oracleState
 		})
 	}
 }

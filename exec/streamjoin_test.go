@@ -111,6 +111,23 @@ func (s joinSpec) oracle(trigs [][][][]any) [][][]any {
 	return out
 }
 
+// late: a row whose time is at or before the watermark, on either side
+// (after the inferred filter); the late-data sink gets the left side's.
+func (s joinSpec) late(trigs [][][][]any) ([][][]any, []int64) {
+	f := s.inferredFilter(trigs)
+	w := wmSeq(f, 1, []int64{s.ldelay, s.rdelay})
+	isLate := func(r []any, w int64) bool { t, ok := r[1].(int64); return ok && t <= w }
+	rows, counts := lateRows(f, w, isLate)
+	for i, tr := range f {
+		for _, r := range tr[1] {
+			if isLate(r, w[i]) {
+				counts[i]++
+			}
+		}
+	}
+	return rows, counts
+}
+
 // oracleState is oracle with the rows of both sides buffered after each
 // trigger.
 func (s joinSpec) oracleState(trigs [][][][]any) ([][][]any, []int64) {
@@ -241,7 +258,7 @@ func runJoinSpecs(t *testing.T, specs []joinSpec, nullTime float64, rp replay) {
 		rp.run(t, s.String(), 300, func(rng *rand.Rand, seed uint64) (*opRun, oracleFn) {
 			key := keyType(seed)
 			return &opRun{inputs: []input{{prefix: "l", key: key}, {prefix: "r", key: key}}, build: s.build,
-				mode: sinks.Append, triggers: genJoinInputs(rng, seed%2 == 0, nullTime), streams: 1 + rng.IntN(2)}, s.oracleState
+				mode: sinks.Append, triggers: genJoinInputs(rng, seed%2 == 0, nullTime), streams: 1 + rng.IntN(2), late: s.late}, s.oracleState
 		})
 	}
 }
