@@ -234,8 +234,15 @@ func runAggSpecs(t *testing.T, specs []aggSpec, rp replay) {
 	for _, s := range specs {
 		rp.run(t, s.String(), 0, func(rng *rand.Rand, seed uint64) (*opRun, oracleFn) {
 			rows := genRows(rng, genOpts{n: 60 + rng.IntN(60), keys: 4, nullKey: 0.1, nullTime: 0.05, nullVal: 0.15, spanSec: 60, stringK: seed%2 == 0})
+			trigs := oneInput(split(rng, rows, 1+rng.IntN(7)))
+			if s.size > 0 && s.delay >= 0 {
+				// the last window of W − size + slide − 1µs ends at W
+				// when W is on a slide boundary
+				w := wmSeq(trigs, 1, []int64{s.delay})
+				atWatermarks(rng, trigs, 0, w, []int64{s.size - s.slide + 1, s.size - s.slide, 0, 1, s.size})
+			}
 			return &opRun{inputs: []input{{key: keyType(seed)}}, build: s.build, mode: s.mode,
-				triggers: oneInput(split(rng, rows, 1+rng.IntN(7))), streams: 1 + rng.IntN(2), late: s.late}, s.oracleState
+				triggers: trigs, streams: 1 + rng.IntN(2), late: s.late}, s.oracleState
 		})
 	}
 }

@@ -129,8 +129,14 @@ func runDedupSpecs(t *testing.T, rp replay) {
 				b := a + rng.IntN(len(rows)-a)
 				rows = append(rows[:b], append([][]any{rows[a]}, rows[b:]...)...)
 			}
+			trigs := oneInput(split(rng, rows, 1+rng.IntN(7)))
+			if s.delay >= 0 {
+				// at the watermark, 1µs above it, and where a key of
+				// dropDuplicatesWithinWatermark expires
+				atWatermarks(rng, trigs, 0, wmSeq(trigs, 1, []int64{s.delay}), []int64{0, -1, s.delay})
+			}
 			return &opRun{inputs: []input{{key: keyType(seed)}}, build: s.build, mode: s.mode,
-				triggers: oneInput(split(rng, rows, 1+rng.IntN(7))), late: s.late}, s.oracleState
+				triggers: trigs, late: s.late}, s.oracleState
 		})
 	}
 }

@@ -519,6 +519,35 @@ func genRows(rng *rand.Rand, o genOpts) [][]any {
 	return rows
 }
 
+// atWatermarks adds to every trigger after the first, for each offset,
+// a row of input j at w[i] − offset (w[i]: the watermark the trigger's data
+// batch runs with), at a random place, with the key of a random row of the
+// input: the boundaries of lateness, which random times seldom hit. Such a
+// row is at or below the watermark unless an offset is negative, so it
+// leaves the watermarks as they were.
+func atWatermarks(rng *rand.Rand, trigs [][][][]any, j int, w []int64, offsets []int64) {
+	var keys []any
+	for _, tr := range trigs {
+		for _, r := range tr[j] {
+			keys = append(keys, r[0])
+		}
+	}
+	if len(keys) == 0 {
+		return
+	}
+	for i := 1; i < len(trigs); i++ {
+		if w[i] == 0 {
+			continue
+		}
+		for _, off := range offsets {
+			rows := trigs[i][j]
+			at := rng.IntN(len(rows) + 1)
+			row := []any{keys[rng.IntN(len(keys))], w[i] - off, int64(rng.IntN(41) - 20)}
+			trigs[i][j] = append(rows[:at:at], append([][]any{row}, rows[at:]...)...)
+		}
+	}
+}
+
 // check compares got and want as multisets and reports the trigger.
 func check(t *testing.T, what string, trig int, got, want [][]any) {
 	t.Helper()

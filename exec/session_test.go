@@ -111,8 +111,11 @@ func runSessionSpecs(t *testing.T, rp replay) {
 	for _, s := range sessionSpecs {
 		rp.run(t, s.String(), 200, func(rng *rand.Rand, seed uint64) (*opRun, oracleFn) {
 			rows := genRows(rng, genOpts{n: 40 + rng.IntN(80), keys: 3, nullKey: 0.1, nullTime: 0.05, nullVal: 0.15, spanSec: 90, stringK: seed%2 == 0})
+			trigs := oneInput(split(rng, rows, 1+rng.IntN(7)))
+			// own sessions ending at the watermark and 1µs after it
+			atWatermarks(rng, trigs, 0, wmSeq(trigs, 1, []int64{s.delay}), []int64{s.gap, s.gap - 1})
 			return &opRun{inputs: []input{{key: keyType(seed)}}, build: s.build, mode: sinks.Append,
-				triggers: oneInput(split(rng, rows, 1+rng.IntN(7))), streams: 1 + rng.IntN(2), late: s.late}, s.oracleState
+				triggers: trigs, streams: 1 + rng.IntN(2), late: s.late}, s.oracleState
 		})
 	}
 }

@@ -257,8 +257,13 @@ func runJoinSpecs(t *testing.T, specs []joinSpec, nullTime float64, rp replay) {
 	for _, s := range specs {
 		rp.run(t, s.String(), 300, func(rng *rand.Rand, seed uint64) (*opRun, oracleFn) {
 			key := keyType(seed)
+			trigs := genJoinInputs(rng, seed%2 == 0, nullTime)
+			// rows at the watermark and 1µs above it on both sides
+			w := s.watermarks(trigs)
+			atWatermarks(rng, trigs, 0, w, []int64{0, -1})
+			atWatermarks(rng, trigs, 1, w, []int64{0, -1})
 			return &opRun{inputs: []input{{prefix: "l", key: key}, {prefix: "r", key: key}}, build: s.build,
-				mode: sinks.Append, triggers: genJoinInputs(rng, seed%2 == 0, nullTime), streams: 1 + rng.IntN(2), late: s.late}, s.oracleState
+				mode: sinks.Append, triggers: trigs, streams: 1 + rng.IntN(2), late: s.late}, s.oracleState
 		})
 	}
 }
