@@ -10,6 +10,8 @@ package exec_test
 //	dedup-within delay=3s
 //	join type=inner|left_outer|right_outer|full_outer|left_semi range=(0s,5s) delays=(0s,2s)
 //	static-join type=inner|left_outer|left_semi [delay=0s]    (input: the table, k=1 v=100 per line)
+//	dedup-window window=10s delay=0s                           (dropDuplicates(k, t), then a window aggregation)
+//	join-window window=10s range=(0s,5s) delays=(0s,0s)        (inner join, then count(*), sum(rv) by window(lt), lk)
 //
 // start a query (key=string on any of them makes keys strings); no delay
 // means no watermark. Times are seconds after an origin (3s, 2.5s, -1s).
@@ -20,8 +22,9 @@ package exec_test
 // adds the rows (a field left out is null) and runs what they make
 // runnable: the data batch and, when the watermark moved, a no-data batch.
 // Each batch prints its watermark, the stateful operator's state rows
-// (updated and evicted in the batch) and the rows it dropped as late, then
-// the rows it wrote, sorted. Every file runs over several Arrow batch sizes
+// (updated and evicted in the batch) and the rows it dropped as late (one
+// line per operator when they are chained), then the rows it wrote,
+// sorted, each after "> ". Every file runs over several Arrow batch sizes
 // with rows a filter removes mixed in, and every trigger's output is also
 // checked against the operator's naive oracle.
 
@@ -158,6 +161,16 @@ func (d *ddState) start(t *testing.T, td *datadriven.TestData) {
 		r.inputs = []input{{prefix: "l", key: key}, {prefix: "r", key: key}}
 		r.build, r.mode, d.oracle = s.build, sinks.Append, s.oracle
 		d.join = true
+	case "dedup-window":
+		s := dedupWindowSpec{size: durArg(t, td, "window", 0, 0), delay: durArg(t, td, "delay", 0, 0)}
+		r.build, r.mode, d.oracle = s.build, sinks.Append, s.oracle
+	case "join-window":
+		s := joinWindowSpec{size: durArg(t, td, "window", 0, 0), join: joinSpec{how: plan.InnerJoin,
+			lower: durArg(t, td, "range", 0, 0), upper: durArg(t, td, "range", 1, 0),
+			ldelay: durArg(t, td, "delays", 0, 0), rdelay: durArg(t, td, "delays", 1, 0)}}
+		r.inputs = []input{{prefix: "l", key: key}, {prefix: "r", key: key}}
+		r.build, r.mode, d.oracle = s.build, sinks.Append, s.oracle
+		d.join = true
 	case "static-join":
 		s := staticSpec{how: joinTypeArg(t, td), delay: durArg(t, td, "delay", 0, -1)}
 		r.static, r.staticKey = [][]any{}, key
@@ -279,6 +292,9 @@ func renderTrigger(o trigOut) string {
 				fmt.Fprintf(&b, " watermark=%s", renderISO(wm))
 			}
 			for _, op := range p.StateOperators {
+				if len(p.StateOperators) > 1 { // chained: one line per operator
+					fmt.Fprintf(&b, "\n  %s:", op.OperatorName)
+				}
 				fmt.Fprintf(&b, " state=%d updated=%d evicted=%d late=%d",
 					op.NumRowsTotal, op.NumRowsUpdated, op.NumRowsRemoved, op.NumRowsDroppedByWatermark)
 			}
@@ -286,7 +302,7 @@ func renderTrigger(o trigOut) string {
 		}
 		lines := make([]string, len(rows))
 		for j, r := range rows {
-			lines[j] = "  " + renderRow(r)
+			lines[j] = "  > " + renderRow(r)
 		}
 		sort.Strings(lines)
 		for _, l := range lines {
