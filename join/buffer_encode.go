@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // Encodings. Both start with a 4-byte magic, a version byte and the
@@ -115,7 +116,15 @@ func (b *Buffer) readRows(data []byte, checked bool) (err error) {
 	// The schema is checked here rather than by ipc.WithSchema: arrow-go
 	// v18.8 compares large list types with reflect.DeepEqual, so a
 	// large_list<map<…>> read back never equals the one written.
-	rd, err := ipc.NewReader(bytes.NewReader(data), ipc.WithAllocator(b.mem))
+	var mem memory.Allocator = b.mem
+	if !checked {
+		// A message header may claim any body length, and the reader
+		// allocates it before reading: a few bytes asked for 86 GB, a
+		// fatal out-of-memory no recover catches (FuzzBufferEncoding).
+		// No honest allocation exceeds the encoding's own size.
+		mem = boundedAllocator{Allocator: b.mem, max: len(data) + 64<<10}
+	}
+	rd, err := ipc.NewReader(bytes.NewReader(data), ipc.WithAllocator(mem))
 	if err != nil {
 		return fmt.Errorf("%w: rows: %v", ErrCorrupt, err)
 	}
@@ -462,4 +471,25 @@ func (b *Buffer) ApplyChanges(data []byte) error {
 	b.seq = max(b.seq, int64(seq))
 	b.resetChanges()
 	return nil
+}
+
+// boundedAllocator refuses, with a panic that readRows recovers as a
+// corrupt encoding, any single allocation larger than max bytes.
+type boundedAllocator struct {
+	memory.Allocator
+	max int
+}
+
+func (a boundedAllocator) Allocate(size int) []byte {
+	if size > a.max {
+		panic(fmt.Sprintf("an allocation of %d bytes for an encoding of at most %d", size, a.max))
+	}
+	return a.Allocator.Allocate(size)
+}
+
+func (a boundedAllocator) Reallocate(size int, b []byte) []byte {
+	if size > a.max {
+		panic(fmt.Sprintf("an allocation of %d bytes for an encoding of at most %d", size, a.max))
+	}
+	return a.Allocator.Reallocate(size, b)
 }
