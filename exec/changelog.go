@@ -255,7 +255,7 @@ type PartitionState struct {
 }
 
 // InspectState reads the state rows and bytes of every partition of a
-// stopped query's state store (checkpoint/state), read-only.
+// stopped query's state store (<checkpoint>/state), read-only.
 func InspectState(stateDir string) ([]PartitionState, error) {
 	st, err := state.Open(stateDir, state.Options{ReadOnly: true})
 	if err != nil {

@@ -14,9 +14,10 @@
 //     logical files by (path, DV unique id); every read applies the DV.
 //   - snapshot: the table state at a version, reconstructed from the newest
 //     checkpoint at or below it plus the JSON commits after it
-//     (snapshot.go, checkpoint_read.go).
+//     (snapshot.go; checkpoints read and written in checkpoint.go).
 //   - transaction: a read version, the actions to commit and what the
-//     transaction read; committed optimistically (commit.go, conflict.go).
+//     transaction read; committed optimistically, with the conflict rules
+//     beside the commit loop (commit.go).
 //
 // Invariants:
 //   - A commit file is created put-if-absent (temp file + fsync + link) and

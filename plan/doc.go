@@ -10,7 +10,7 @@
 // Analyze resolves every column against its input schema, types every
 // expression and checks the rules of streaming queries (a stateful query in
 // Append mode needs a watermark, …). Analysis errors are returned by
-// Query.Start, never raised mid-stream. Explain prints the analyzed tree.
+// StreamWriter.Start, never raised mid-stream. Explain prints the analyzed tree.
 //
 // Read next: package exec, which compiles an analyzed plan into operators
 // and runs it trigger after trigger.

@@ -16,7 +16,7 @@
 // hash tables from it (Scan) at exactly the last committed version. The store
 // never applies a version twice (ErrVersionCommitted): recovery compares
 // Version with the checkpoint's logs to decide whether batch N must re-run
-// (see the Recovery section of docs/DESIGN and package checkpoint).
+// (see the Recovery section of DESIGN.md and package checkpoint).
 //
 // # Terms
 //

@@ -143,8 +143,9 @@ type fatalError struct {
 }
 
 // callerFatal lists the Fatalf messages Pebble raises on the goroutine of
-// the caller's DB.Apply / Batch.Commit / pebble.Open (v2: db.go's commit
-// path, version_set.go's create), where guard recovers them.
+// the caller's DB.Apply / pebble.Batch.Commit / pebble.Open (v2: the
+// commit path of pebble/db.go, the create of pebble/version_set.go), where
+// guard recovers them.
 var callerFatal = []string{"pebble: fatal commit error", "MANIFEST flush failed", "MANIFEST sync failed"}
 
 // logger is the store's pebble.Logger: informational messages dropped,

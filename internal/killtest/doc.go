@@ -33,6 +33,6 @@
 // committed sink content with an uninterrupted reference run, as multisets
 // of rows and batch by batch (a re-run batch must produce the same rows).
 //
-// Read next: package exec (faults.go and checkpointer.go), package
+// Read next: exec/faults.go and exec/checkpointer.go, package
 // sinks/file.
 package killtest

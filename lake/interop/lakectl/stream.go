@@ -13,7 +13,7 @@ import (
 
 // stream reads the table at dir as a streaming source, batch after batch
 // until no new offset, and prints every row it produced: what a query
-// started on the table now with Trigger.AvailableNow would see, for
+// started on the table now with the AvailableNow trigger would see, for
 // comparison with Spark's Delta source.
 func stream(ctx context.Context, dir string, args []string) error {
 	fs := flag.NewFlagSet("stream", flag.ContinueOnError)
