@@ -3,9 +3,15 @@ GO ?= go
 # Packages with goroutines of their own get the race detector.
 RACE_PKGS = . ./exec/... ./sources/... ./sinks/...
 
-.PHONY: test vet venv kafka unit race interop bench demo build spark-venv spark-check spark-record fuzz
+# staticcheck at a pinned version, fetched through the module proxy on first
+# use (go run pkg@version needs no entry in go.mod, so the library's own
+# dependencies stay out of Millrace's).
+STATICCHECK_VERSION = v0.8.2
+STATICCHECK = $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
-test: vet venv kafka unit race interop
+.PHONY: test lint vet venv kafka unit race interop bench bce demo build spark-venv spark-check spark-record fuzz
+
+test: lint venv kafka unit race interop
 
 # Python readers used as independent oracles (delta-rs and Spark with
 # delta-spark for Delta tables).
@@ -16,9 +22,14 @@ venv:
 kafka:
 	bash scripts/kafka/install.sh
 
+# Lint as a test: gofmt, go vet and staticcheck (default checks; a finding
+# that is right as written carries a //lint:ignore CHECK reason comment).
+lint: vet
+	$(STATICCHECK) ./...
+
 vet:
-	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
 
 unit:
 	$(GO) test -count=1 ./...
@@ -37,6 +48,12 @@ interop:
 # Benchmarks: one core, short; see BENCHMARKS.md for the figures and flags.
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1s -cpu 1 ./kernels/ ./agg/
+
+# Bounds checks the compiler could not prove away in kernels, by file (the
+# figure in BENCHMARKS.md, to be driven down).
+bce:
+	@$(GO) build -gcflags=-d=ssa/check_bce ./kernels/ 2>&1 | grep '^kernels/' | cut -d: -f1 | sort | uniq -c | sort -rn
+	@$(GO) build -gcflags=-d=ssa/check_bce ./kernels/ 2>&1 | grep -c '^kernels/'
 
 # Every fuzz target for FUZZTIME (default 10m) each, one at a time; see
 # docs/ARCHITECTURE.md, "Fuzzing". The regular tests replay the corpora.

@@ -2,6 +2,7 @@ package agg
 
 import (
 	"bytes"
+	"math"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -29,7 +30,7 @@ func FuzzLoadGroups(f *testing.F) {
 	keys := int64Array(mem, []int64{1, 2, 1, 3, 1})
 	args := []arrow.Array{
 		int64Array(mem, []int64{5, -7, 9, 1 << 40, 5}),
-		float64Array(mem, []float64{1.5, -0.0, 2.25, 1e300, 3}),
+		float64Array(mem, []float64{1.5, math.Copysign(0, -1), 2.25, 1e300, 3}),
 		int32Array(mem, []int32{1, 2, 3, -4, 5}),
 		timestampArray(mem, []int64{1_700_000_000_000_000, 0, -1, 5, 6}),
 		stringArray(mem, []string{"a", "bb", "a", "", "ccc"}),

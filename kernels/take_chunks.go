@@ -39,7 +39,7 @@ func TakeChunks(mem memory.Allocator, dt arrow.DataType, srcs []arrow.Array, ch 
 		views := make([]varView[int32], len(srcs))
 		for c, s := range srcs {
 			vb, _ := varBinaryView(s)
-			views[c] = varView[int32]{vb.offs, vb.data}
+			views[c] = varView[int32](vb)
 		}
 		offs, data := gatherVarBinary(mem, views, ch, idx)
 		return makeArray(dt, n, []*memory.Buffer{valid, offs, data}, nulls)

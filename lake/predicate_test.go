@@ -24,7 +24,6 @@ func TestPruningAndSkipping(t *testing.T) {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewSource(7))
-	var all []row
 	for i := 0; i < 4; i++ { // ids of commit i in [i*1000, i*1000+100)
 		rows := randomRows(rng, 100, int64(i*1000))
 		rec := makeRecord(mem, rows)
@@ -32,7 +31,6 @@ func TestPruningAndSkipping(t *testing.T) {
 			t.Fatal(err)
 		}
 		rec.Release()
-		all = append(all, rows...)
 	}
 	s, _ := tbl.Snapshot()
 	total := len(s.Files())

@@ -110,6 +110,7 @@ func checkTxns(path string, snap *Snapshot, info sinks.BindInfo, recs []sinks.Qu
 		if empty {
 			return nil
 		}
+		//lint:ignore ST1005 Delta is a proper noun
 		return fmt.Errorf("Delta table %s holds query %s's batches only up to %d, but checkpoint %s has committed "+
 			"batches up to %d: the table was restored to an older version, and batches %d..%d would be missing from it. "+
 			"Restore the table to its latest version; or set IgnoreSinkMismatch to continue, accepting the loss: %w",
@@ -123,6 +124,7 @@ func checkTxns(path string, snap *Snapshot, info sinks.BindInfo, recs []sinks.Qu
 			continue
 		}
 		if last, wrote := snap.TxnVersion(r.QueryID); wrote {
+			//lint:ignore ST1005 Delta is a proper noun
 			return fmt.Errorf("Delta table %s already holds the output of query %s (batches up to %d), written with "+
 				"checkpoint %s, which now belongs to a new query %s: the checkpoint was deleted and recreated, and the new "+
 				"query would append its sources' data to the table again (duplicates). Restore the checkpoint from a "+

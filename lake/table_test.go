@@ -26,8 +26,6 @@ var testSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "part", Type: arrow.BinaryTypes.String, Nullable: true},
 }, nil)
 
-var testCols = []string{"id", "name", "value", "ts", "part"}
-
 // row is one row of testSchema; name "" and part "" are null.
 type row struct {
 	id    int64

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -386,11 +385,9 @@ func (h *harness) run(d dirs, crashAt string, killAfter time.Duration) outcome {
 // buildChild compiles the child program into a temporary directory.
 func buildChild(t *testing.T) string {
 	t.Helper()
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(gobin); err != nil {
-		if gobin, err = exec.LookPath("go"); err != nil {
-			t.Skip("no go command to build the child with")
-		}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build the child with")
 	}
 	bin := filepath.Join(t.TempDir(), "child")
 	cmd := exec.Command(gobin, "build", "-o", bin, "github.com/millrace/millrace/internal/killtest/child")

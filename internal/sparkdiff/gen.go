@@ -131,8 +131,6 @@ func (g *gen) nonNullKey() any {
 	return int64(i)
 }
 
-func (g *gen) joins() bool { return g.c.Op == OpJoin || g.c.Op == OpJoinWindow }
-
 func (g *gen) value() any {
 	if g.r.Float64() < 0.1 {
 		return nil

@@ -29,8 +29,6 @@ type row struct {
 	headers          string
 }
 
-func (r row) id() string { return fmt.Sprintf("%s/%d@%d", r.topic, r.partition, r.offset) }
-
 // readBatch plans (start, end] and reads every partition in parallel, as the
 // driver does, returning the rows sorted by (topic, partition, offset).
 func readBatch(t *testing.T, mem memory.Allocator, s *Source, start, end sources.Offset) []row {

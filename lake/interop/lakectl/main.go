@@ -382,7 +382,7 @@ func fromParquet(ctx context.Context, dir string, args []string) error {
 		args = args[2:]
 	}
 	if len(args) == 0 {
-		return fmt.Errorf("usage: lakectl from-parquet DIR [-p COL] [-c KEY=VALUE]... FILE...")
+		return fmt.Errorf("usage: lakectl from-parquet DIR [-p COL] [-c KEY=VALUE]... FILE [FILE]")
 	}
 	var t *lake.Table
 	for _, name := range args {
