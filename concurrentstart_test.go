@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/millrace/millrace/internal/testutil"
 	"io"
 	"os"
 	"os/exec"
@@ -20,6 +19,8 @@ import (
 
 	"github.com/millrace/millrace"
 	"github.com/millrace/millrace/checkpoint"
+	mexec "github.com/millrace/millrace/exec"
+	"github.com/millrace/millrace/internal/testutil"
 	"github.com/millrace/millrace/lake"
 	"github.com/millrace/millrace/sources/clicks"
 )
@@ -124,7 +125,7 @@ func TestConcurrentStart(t *testing.T) {
 		}
 		// ... and the metadata, the state store and the table's txn name
 		// one query.
-		d, err := checkpoint.Inspect(ckpt)
+		d, err := mexec.Inspect(ckpt)
 		if err != nil {
 			t.Fatalf("round %d: %v", r, err)
 		}

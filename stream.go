@@ -6,8 +6,10 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/millrace/millrace/columnar"
 	"github.com/millrace/millrace/plan"
 	"github.com/millrace/millrace/sources"
+	"github.com/millrace/millrace/textdecode"
 )
 
 // Stream is an unbounded table: a logical plan under construction. Methods
@@ -239,6 +241,13 @@ func (s *Stream) FromJSON(col string, schema *arrow.Schema, opts ...JSONOptions)
 	n, err := plan.NewParseJSON(s.node, col, schema)
 	if err != nil {
 		return s.then(nil, err)
+	}
+	// What the decoder supports is textdecode's to say; checked here, not
+	// in plan, so that the logical plan does not depend on a decoder.
+	for _, f := range schema.Fields() {
+		if !textdecode.Supported(f.Type) {
+			return s.then(nil, fmt.Errorf("fromJSON(%s): field %s has type %s, which JSON decoding does not support", col, f.Name, columnar.TypeName(f.Type)))
+		}
 	}
 	if len(opts) == 1 {
 		n.ReplaceInvalidUTF8 = opts[0].ReplaceInvalidUTF8

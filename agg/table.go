@@ -186,14 +186,8 @@ func (t *Table) Emit(mem memory.Allocator, groups []uint32, keyNames []string) a
 		cols = append(cols, a.build(mem, groups))
 	}
 	rec := array.NewRecordBatch(t.Schema(keyNames), cols, int64(len(groups)))
-	releaseArrays(cols)
+	columnar.ReleaseAll(cols)
 	return rec
-}
-
-func releaseArrays(cols []arrow.Array) {
-	for _, c := range cols {
-		c.Release()
-	}
 }
 
 // AllGroups returns 0..Len()-1.

@@ -45,12 +45,13 @@
 //   - Every file is written through a temp file in the same directory,
 //     fsync, then rename (WriteFileAtomic) or, for the files written once
 //     (metadata, offsets/N, commits/N), link(2), which never replaces an
-//     existing file (ErrExists); then fsync of the directory. A reader sees
+//     existing file (ErrExists); then fsync of the directory (both in
+//     internal/fsutil, shared with the Delta log and the sinks). A reader sees
 //     the old file or the whole new one. Temp files start with ".tmp-"; Open
 //     removes the leftovers of a crash, holding the lock.
 //   - A full disk (ENOSPC, EDQUOT) while writing a file is an error that
 //     names the file, says the disk is full and what to do (ErrDiskFull,
-//     the same sentinel as package state's).
+//     internal/fsutil's sentinel, which package state's errors carry too).
 //   - The batch ids of each log are contiguous; every commit has offsets; at
 //     most one batch (the latest) has offsets without a commit. Anything else,
 //     or a file that does not parse, is ErrCorrupt with an error naming the
@@ -66,7 +67,9 @@
 //
 // # Inspect
 //
-// Inspect (millrace checkpoint inspect) reports what a restart would do.
+// Inspect reports what a restart would do, from the logs; exec.Inspect adds
+// the state store (millrace checkpoint inspect), so that this package does
+// not import package state.
 // A path without a metadata file is ErrNotCheckpoint (an empty directory,
 // a Delta table, a mistyped path). A damaged file a restart reads (the
 // latest offsets and commit, the offsets before a re-run batch) is an

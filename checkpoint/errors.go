@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/millrace/millrace/state"
+	"github.com/millrace/millrace/internal/fsutil"
 )
 
 // ErrCorrupt marks a checkpoint file or log that cannot be trusted: a
@@ -75,15 +75,16 @@ func corrupt(kind, path string, line int, err error, format string, args ...any)
 }
 
 // ErrDiskFull marks a write that failed because the filesystem holding the
-// checkpoint is full (or the user's quota is used up). It is the state
-// store's sentinel: one errors.Is test covers the logs and the state.
-var ErrDiskFull = state.ErrDiskFull
+// checkpoint is full (or the user's quota is used up). It is
+// internal/fsutil's sentinel, which the state store's errors carry too: one
+// errors.Is test covers the logs and the state.
+var ErrDiskFull = fsutil.ErrDiskFull
 
 // ioError wraps an I/O error of a checkpoint file. A full disk gets an
 // error that says so, names the file and says what to do; the other errors
 // get the permission hint when it applies.
 func ioError(op, path string, err error) error {
-	if state.IsDiskFull(err) {
+	if fsutil.IsDiskFull(err) {
 		return fmt.Errorf("checkpoint: %s %s: the disk is full (%w): free space on the filesystem holding %s "+
 			"and restart the query; it resumes from its last committed batch: %w", op, path, err, filepath.Dir(path), ErrDiskFull)
 	}

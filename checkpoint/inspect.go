@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-
-	"github.com/millrace/millrace/state"
 )
 
-// Report describes a checkpoint for `millrace checkpoint inspect`. It is
-// JSON-serialisable.
+// Report describes a checkpoint's files for `millrace checkpoint inspect`.
+// It is JSON-serialisable. The state store under it is described by
+// exec.Inspect, which imports both this package and package state, so that
+// neither imports the other.
 type Report struct {
 	Path     string    `json:"path"`
 	Metadata *Metadata `json:"metadata,omitempty"`
@@ -28,8 +28,6 @@ type Report struct {
 	// Sink is the identity of the sink's storage recorded at the last
 	// start, nil if none.
 	Sink *SinkRecord `json:"sink,omitempty"`
-	// State is the state store's content, nil for a stateless query.
-	State *state.Summary `json:"state,omitempty"`
 	// Warnings describe damage a restart would not notice: files of old
 	// batches the engine never reads again that do not parse.
 	Warnings []string `json:"warnings,omitempty"`
@@ -51,7 +49,7 @@ type BatchReport struct {
 }
 
 // Inspect reads the checkpoint at path without changing it: every offsets
-// and commit file still retained, and the state store (read-only). A path
+// and commit file still retained, and the sink record. A path
 // that holds no checkpoint (no metadata file) is ErrNotCheckpoint. A
 // corrupt file that a restart would read is an error naming it, as for
 // Open; a corrupt file of an older batch, which the engine never reads
@@ -129,18 +127,16 @@ func Inspect(path string) (Report, error) {
 	if r.Rerun && len(r.Batches) > 0 {
 		r.WatermarkMs = r.Batches[len(r.Batches)-1].BatchWatermarkMs
 	}
-	sum, err := state.Describe(d.StateDir())
-	switch {
-	case err == nil:
-		r.State = &sum
-	case errors.Is(err, state.ErrInUse):
-		return Report{}, fmt.Errorf("checkpoint %s: the state store is open in a running query (%s): "+
-			"stop the query to inspect its state: %w", path, holder(filepath.Join(path, lockFile)), err)
-	case !errors.Is(err, state.ErrMissing):
-		return Report{}, err
-	}
 	return r, nil
 }
+
+// LockHolder describes the process holding the checkpoint at path ("pid
+// 123"), from the pid its lock file records, for errors that say who to
+// stop.
+func LockHolder(path string) string { return holder(filepath.Join(path, lockFile)) }
+
+// StateDir is the state store directory of the checkpoint at path.
+func StateDir(path string) string { return filepath.Join(path, stateDir) }
 
 // warn records a damaged file of an old batch the engine does not read.
 func (r *Report) warn(b *BatchReport, err error) {

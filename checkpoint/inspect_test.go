@@ -3,12 +3,9 @@ package checkpoint
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/millrace/millrace/state"
 )
 
 // Issue 10, item 14: inspect used to report an empty directory, a source
@@ -82,47 +79,6 @@ func TestInspectOldGarbledFile(t *testing.T) {
 	os.WriteFile(filepath.Join(d.Path(), "offsets", "2"), []byte("v1\n{"), 0o644)
 	if _, err := Inspect(d.Path()); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "offsets/2") {
 		t.Fatalf("garbled offsets/2: %v", err)
-	}
-}
-
-// Issue 10, item 14: a checkpoint that cannot be written (a read-only
-// mount, another user's files) got the hint "is a running query using
-// it?". The hint now names the real cause. Needs a read-only bind mount
-// (root) or file permissions that bind (not root); skipped otherwise.
-func TestInspectReadOnlyHint(t *testing.T) {
-	d := build(t, 1, false)
-	s, err := state.Open(d.StateDir(), state.Options{QueryID: "q-1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	txn := s.Begin(0)
-	txn.Put(0, 0, []byte("k"), []byte("v"))
-	if err := txn.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	d.Close()
-	path, want := d.Path(), ""
-	if os.Geteuid() == 0 {
-		mnt := t.TempDir()
-		if out, err := exec.Command("mount", "--bind", "-o", "ro", path, mnt).CombinedOutput(); err != nil {
-			t.Skipf("cannot bind-mount read-only: %v: %s", err, out)
-		}
-		t.Cleanup(func() { exec.Command("umount", mnt).Run() })
-		if f, err := os.Create(filepath.Join(mnt, "probe")); err == nil {
-			f.Close()
-			t.Skip("the read-only bind mount is writable")
-		}
-		path, want = mnt, "read-only filesystem"
-	} else {
-		lock := filepath.Join(d.StateDir(), "LOCK")
-		os.Chmod(lock, 0o444)
-		t.Cleanup(func() { os.Chmod(lock, 0o644) })
-		want = "permission denied"
-	}
-	_, err = Inspect(path)
-	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "running query") {
-		t.Fatalf("inspect of a read-only checkpoint: %v, want the hint %q", err, want)
 	}
 }
 

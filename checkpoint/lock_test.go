@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/millrace/millrace/internal/fsutil"
 )
 
 // A second Open of a checkpoint held by a running query is refused with
@@ -127,10 +129,9 @@ func TestWriteNoReplace(t *testing.T) {
 // error that says so, names the file and says what to do.
 func TestDiskFullNamesFile(t *testing.T) {
 	d := build(t, 1, false)
-	writeData = func(f *os.File, data []byte) (int, error) {
+	defer fsutil.SetWriteForTest(func(f *os.File, data []byte) (int, error) {
 		return 0, &fs.PathError{Op: "write", Path: f.Name(), Err: syscall.ENOSPC}
-	}
-	defer func() { writeData = func(f *os.File, data []byte) (int, error) { return f.Write(data) } }()
+	})()
 	cases := []struct {
 		file  string
 		write func() error

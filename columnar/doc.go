@@ -21,7 +21,11 @@
 // # Time
 //
 // Event times are Arrow timestamps in microseconds (Spark's resolution), UTC.
-// Helpers here convert other timestamp units at ingestion.
+// UnitsPerSecond is the one table of Arrow time units that every conversion
+// (kernels' casts and Conform, text decoding) uses.
+//
+// ReleaseAll releases a slice of arrays or records, skipping nils: the one
+// copy of that loop.
 //
 // # Key encoding
 //

@@ -36,18 +36,19 @@ func FieldNames(s *arrow.Schema) string {
 // IsTimestamp reports whether t is an Arrow timestamp of any unit.
 func IsTimestamp(t arrow.DataType) bool { return t.ID() == arrow.TIMESTAMP }
 
-// MicrosPerUnit returns how many microseconds one tick of unit is worth, as a
-// multiplier (>= 1) or, for nanoseconds, the divisor 1000 returned as -1000.
-func MicrosPerUnit(unit arrow.TimeUnit) int64 {
+// UnitsPerSecond returns the ticks of unit in one second (1 for seconds,
+// 1e9 for nanoseconds): the one table of Arrow time units every conversion
+// (casts, Parquet reads, text decoding) uses.
+func UnitsPerSecond(unit arrow.TimeUnit) int64 {
 	switch unit {
 	case arrow.Second:
-		return 1_000_000
+		return 1
 	case arrow.Millisecond:
 		return 1_000
 	case arrow.Microsecond:
-		return 1
+		return 1_000_000
 	default:
-		return -1_000
+		return 1_000_000_000
 	}
 }
 

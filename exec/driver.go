@@ -579,7 +579,7 @@ func (q *Query) runStages(ctx context.Context, b *batchRun, inputs map[*stage][]
 		delete(inputs, st)
 		b.stateOps = append(b.stateOps, op)
 		if err != nil {
-			releaseAll(recs)
+			columnar.ReleaseAll(recs)
 			return err
 		}
 		if err := q.forward(ctx, b, st, recs, inputs, out); err != nil {
@@ -592,7 +592,7 @@ func (q *Query) runStages(ctx context.Context, b *batchRun, inputs map[*stage][]
 // forward hands a stage's output records (taking them over) to the next
 // stage or to the sink.
 func (q *Query) forward(ctx context.Context, b *batchRun, st *stage, recs []arrow.RecordBatch, inputs map[*stage][]*shuffled, out *sinkWriter) error {
-	defer releaseAll(recs)
+	defer columnar.ReleaseAll(recs)
 	if len(st.outs) == 0 {
 		t := q.newTask(ctx, b, b.watermarkUs)
 		write := func(b columnar.Batch) error { return out.write(ctx, t, b) }
@@ -640,14 +640,6 @@ func (q *Query) forwardTo(t *task, recs []arrow.RecordBatch, post chain, deliver
 func (q *Query) mergeStats(b *batchRun, t *task) {
 	for i := range b.stats {
 		b.stats[i].merge(t.wm[i])
-	}
-}
-
-func releaseAll(recs []arrow.RecordBatch) {
-	for _, r := range recs {
-		if r != nil {
-			r.Release()
-		}
 	}
 }
 

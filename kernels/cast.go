@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace/columnar"
 )
 
 // Cast converts a to type to. Supported types: int32, int64, float64,
@@ -140,23 +141,10 @@ func saturate(f float64, lo, hi int64) int64 {
 	return int64(f)
 }
 
-// unitsPerSecond returns the ticks of unit in one second.
-func unitsPerSecond(u arrow.TimeUnit) int64 {
-	switch u {
-	case arrow.Second:
-		return 1
-	case arrow.Millisecond:
-		return 1_000
-	case arrow.Microsecond:
-		return 1_000_000
-	}
-	return 1_000_000_000
-}
-
 // rescale converts timestamps between units, flooring toward -inf when the
 // target is coarser.
 func rescale(src []int64, from, to arrow.TimeUnit, dst []int64) {
-	f, t := unitsPerSecond(from), unitsPerSecond(to)
+	f, t := columnar.UnitsPerSecond(from), columnar.UnitsPerSecond(to)
 	dst = dst[:len(src)]
 	if t >= f {
 		m := t / f
@@ -273,7 +261,7 @@ func appendJavaDouble(dst []byte, f float64) []byte {
 // appendTimestamp formats a timestamp as Spark shows it, in UTC, with the
 // fraction trimmed of trailing zeros.
 func appendTimestamp(dst []byte, v int64, unit arrow.TimeUnit) []byte {
-	ups := unitsPerSecond(unit)
+	ups := columnar.UnitsPerSecond(unit)
 	sec, frac := v/ups, v%ups
 	if frac < 0 {
 		sec--
@@ -459,7 +447,7 @@ func parseTimestamp(s string, unit arrow.TimeUnit) (int64, bool) {
 		if err != nil {
 			continue
 		}
-		ups := unitsPerSecond(unit)
+		ups := columnar.UnitsPerSecond(unit)
 		return t.Unix()*ups + int64(t.Nanosecond())/(1_000_000_000/ups), true
 	}
 	return 0, false

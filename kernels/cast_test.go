@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace/columnar"
 )
 
 var castTypes = []arrow.DataType{
@@ -58,7 +59,7 @@ func oracleCast(a arrow.Array, r int, to arrow.DataType) (any, bool) {
 		case int64:
 			i = x
 			if toTS, ok := to.(*arrow.TimestampType); ok && fromTS != nil {
-				f, t := unitsPerSecond(fromTS.Unit), unitsPerSecond(toTS.Unit)
+				f, t := columnar.UnitsPerSecond(fromTS.Unit), columnar.UnitsPerSecond(toTS.Unit)
 				if t >= f {
 					i = x * (t / f)
 				} else {

@@ -96,7 +96,7 @@
 //
 // # Memory
 //
-// Kernels that build arrays (Arith, Cast, Negate, Take, Compact,
+// Kernels that build arrays (Arith, Cast, Conform, Negate, Take, Compact,
 // TakeChunks, Concat) allocate
 // from the memory.Allocator they are given and return arrays the caller must
 // Release. Nothing else allocates Arrow memory.

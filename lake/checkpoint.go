@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -18,8 +17,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/millrace/millrace/internal/pqread"
 )
 
 // checkpointActions are the top-level columns of a classic checkpoint this
@@ -305,47 +304,19 @@ func readCheckpoint(root string, cp checkpoint) ([]Action, error) {
 }
 
 func readCheckpointPart(name string) ([]Action, error) {
-	pf, err := file.OpenParquetFile(name, false)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", name, err)
-	}
-	defer pf.Close()
-	mem := memory.DefaultAllocator
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 4096}, mem)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	var leaves []int
-	for _, sf := range fr.Manifest.Fields {
-		for _, want := range checkpointActions {
-			if sf.Field.Name == want {
-				leaves = appendLeaves(leaves, sf)
-			}
-		}
-	}
-	rr, err := fr.GetRecordReader(context.Background(), leaves, nil)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	defer rr.Release()
+	want := func(col string) bool { return slices.Contains(checkpointActions, col) }
 	var buf bytes.Buffer
-	for rr.Next() {
-		if err := array.RecordToJSON(rr.RecordBatch(), &buf); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+	err := pqread.Read(context.Background(), memory.DefaultAllocator, name, "", 4096, want, func(rec arrow.RecordBatch, _ int64) error {
+		if rec == nil {
+			return nil // none of the action columns
 		}
-	}
-	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		if err := array.RecordToJSON(rec, &buf); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return ParseActions(name, buf.Bytes())
-}
-
-func appendLeaves(dst []int, sf pqarrow.SchemaField) []int {
-	if sf.IsLeaf() {
-		return append(dst, sf.ColIndex)
-	}
-	for _, c := range sf.Children {
-		dst = appendLeaves(dst, c)
-	}
-	return dst
 }

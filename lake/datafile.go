@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/millrace/millrace/columnar"
+	"github.com/millrace/millrace/kernels"
 )
 
 // Row group bounds of the data files we write.
@@ -103,12 +104,12 @@ func conformRecord(mem memory.Allocator, schema *arrow.Schema, rec arrow.RecordB
 		return nil, fmt.Errorf("lake: record has columns %s, the table has %s", columnar.FieldNames(rec.Schema()), columnar.FieldNames(schema))
 	}
 	cols := make([]arrow.Array, schema.NumFields())
-	defer releaseArrays(cols)
+	defer columnar.ReleaseAll(cols)
 	for i, f := range schema.Fields() {
 		if rf := rec.Schema().Field(i); rf.Name != f.Name {
 			return nil, fmt.Errorf("lake: record column %d is %q, the table has %q (table columns %s)", i, rf.Name, f.Name, columnar.FieldNames(schema))
 		}
-		c, err := conform(mem, rec.Column(i), f.Type)
+		c, err := kernels.Conform(mem, rec.Column(i), f.Type)
 		if err != nil {
 			return nil, fmt.Errorf("lake: column %s: %w", f.Name, err)
 		}

@@ -55,6 +55,8 @@
 //     (predicate.go) compares in Spark's order (NaN above every number),
 //     so `--where` returns the same rows whatever the file layout.
 //
+// Data files and checkpoints are read through internal/pqread (shared with
+// the file source) and fitted to the table schema by kernels.Conform.
 // Parquet is read and written with arrow-go's pqarrow, zstd, no
 // dictionary encoding: it maps Spark/delta-rs files (nested types, INT96,
 // decimals) straight to Arrow, and it was fastest on our batches

@@ -16,6 +16,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace/columnar"
 )
 
 // z85Encode is the inverse of z85Decode (zero-padded to 4 bytes), for
@@ -294,7 +295,7 @@ func TestTableWithDVSmall(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer releaseRecords(recs)
+		defer columnar.ReleaseAll(recs)
 		var out []int32
 		for _, r := range recs {
 			out = append(out, r.Column(0).(*array.Int32).Int32Values()...)
@@ -310,7 +311,7 @@ func TestTableWithDVSmall(t *testing.T) {
 	for _, r := range raw {
 		file = append(file, r.Column(0).(*array.Int32).Int32Values()...)
 	}
-	releaseRecords(raw)
+	columnar.ReleaseAll(raw)
 	if !reflect.DeepEqual(values(0), file) {
 		t.Fatalf("version 0: %v, file %v", values(0), file)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/millrace/millrace/columnar"
 )
 
 // sharedDelta returns ../shared/testdata/delta found by walking up from the
@@ -102,8 +103,8 @@ func TestGoldenBasicPartitioned(t *testing.T) {
 		}
 		want := readParquetFile(t, mem, filepath.Join(root, "expected", c.dir, "table_content.parquet"))
 		g, w := rowStrings(t, got, cols), rowStrings(t, want, cols)
-		releaseRecords(got)
-		releaseRecords(want)
+		columnar.ReleaseAll(got)
+		columnar.ReleaseAll(want)
 		if strings.Join(g, "\n") != strings.Join(w, "\n") {
 			t.Errorf("%s: got\n%s\nwant\n%s", c.dir, strings.Join(g, "\n"), strings.Join(w, "\n"))
 		}
@@ -150,7 +151,7 @@ func TestGoldenTables(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer releaseRecords(recs)
+			defer columnar.ReleaseAll(recs)
 			var n int64
 			for _, r := range recs {
 				n += r.NumRows()

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/millrace/millrace/internal/fsutil"
 )
 
 const logDir = "_delta_log"
@@ -112,68 +114,25 @@ func readCommit(root string, v int64) ([]Action, error) {
 var errVersionExists = errors.New("lake: commit version already exists")
 
 // putIfAbsent writes data as a new file name, failing with errVersionExists
-// if it exists. The data is written to a temp file, synced, then hard-linked
-// to the final name (link fails on an existing name), so a reader never sees
-// a partial commit and no commit is ever overwritten.
+// if it exists: internal/fsutil.WriteNew links a complete, synced
+// temporary file to the final name (link fails on an existing name), so a
+// reader never sees a partial commit and no commit is ever overwritten.
 func putIfAbsent(dir, name string, data []byte) error {
-	final := filepath.Join(dir, name)
-	tmp := filepath.Join(dir, "."+name+"."+randomHex(8)+".tmp")
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return fmt.Errorf("lake: create %s: %w", tmp, err)
+	err := fsutil.WriteNew(filepath.Join(dir, name), data)
+	switch {
+	case errors.Is(err, fsutil.ErrExists):
+		return errVersionExists
+	case err != nil:
+		return fmt.Errorf("lake: put %s: %w", name, err)
 	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("lake: write %s: %w", tmp, err)
-	}
-	err = os.Link(tmp, final)
-	os.Remove(tmp)
-	if err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return errVersionExists
-		}
-		return fmt.Errorf("lake: link %s: %w", final, err)
-	}
-	return syncDir(dir)
+	return nil
 }
 
-// writeFileAtomic replaces name in dir with data (temp + fsync + rename),
-// for files that may be overwritten (_last_checkpoint).
+// writeFileAtomic replaces name in dir with data (fsutil.Write: temp +
+// fsync + rename), for files that may be overwritten (_last_checkpoint).
 func writeFileAtomic(dir, name string, data []byte) error {
-	tmp := filepath.Join(dir, "."+name+"."+randomHex(8)+".tmp")
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("lake: write %s: %w", tmp, err)
-	}
-	f, err := os.Open(tmp)
-	if err == nil {
-		err = f.Sync()
-		f.Close()
-	}
-	if err == nil {
-		err = os.Rename(tmp, filepath.Join(dir, name))
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := fsutil.Write(filepath.Join(dir, name), data); err != nil {
 		return fmt.Errorf("lake: replace %s: %w", name, err)
-	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return fmt.Errorf("lake: sync dir %s: %w", dir, err)
 	}
 	return nil
 }

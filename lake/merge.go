@@ -41,7 +41,7 @@ func (t *Table) merge(ctx context.Context, recs []arrow.RecordBatch, keyCols []s
 	}
 	// Source rows, deduplicated by key (last wins).
 	var src []arrow.RecordBatch
-	defer func() { releaseRecords(src) }()
+	defer func() { columnar.ReleaseAll(src) }()
 	for i, r := range recs {
 		cr, err := conformRecord(mem, s.schema, r)
 		if err != nil {
@@ -86,7 +86,7 @@ func (t *Table) merge(ctx context.Context, recs []arrow.RecordBatch, keyCols []s
 			return -1, err
 		}
 		if matched == 0 {
-			releaseRecords(kept)
+			columnar.ReleaseAll(kept)
 			continue
 		}
 		updated += matched
@@ -97,7 +97,7 @@ func (t *Table) merge(ctx context.Context, recs []arrow.RecordBatch, keyCols []s
 				err = w.write(r)
 			}
 		}
-		releaseRecords(kept)
+		columnar.ReleaseAll(kept)
 		if err != nil {
 			w.abort()
 			return -1, err
@@ -173,7 +173,7 @@ func takeRows(ctx context.Context, mem memory.Allocator, r arrow.RecordBatch, ro
 	defer idx.Release()
 	cctx := compute.WithAllocator(ctx, mem)
 	cols := make([]arrow.Array, r.NumCols())
-	defer releaseArrays(cols)
+	defer columnar.ReleaseAll(cols)
 	for i, c := range r.Columns() {
 		out, err := compute.TakeArray(cctx, c, idx)
 		if err != nil {
@@ -220,7 +220,7 @@ func (t *Table) filterFile(ctx context.Context, s *Snapshot, f *AddFile, keyIdx 
 		return nil
 	})
 	if err != nil {
-		releaseRecords(out)
+		columnar.ReleaseAll(out)
 		return nil, 0, fmt.Errorf("lake: merge read %s: %w", f.Path, err)
 	}
 	return out, matched, nil

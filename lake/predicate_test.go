@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace/columnar"
 )
 
 func TestPruningAndSkipping(t *testing.T) {
@@ -74,7 +75,7 @@ func TestPruningAndSkipping(t *testing.T) {
 	for _, r := range recs {
 		n += int(r.NumRows())
 	}
-	releaseRecords(recs)
+	columnar.ReleaseAll(recs)
 	if n != 100 {
 		t.Errorf("scan id >= 3000 read %d rows, want 100", n)
 	}
@@ -93,7 +94,7 @@ func TestGoldenPartitionValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := rowStrings(t, recs, []string{"x"})
-	releaseRecords(recs)
+	columnar.ReleaseAll(recs)
 	if strings.Join(got, ",") != "A/A,B B" {
 		t.Errorf("special partition values %v", got)
 	}
@@ -107,7 +108,7 @@ func TestGoldenPartitionValues(t *testing.T) {
 	}
 	cols := []string{"as_int", "as_boolean", "as_double", "as_string_lit_null", "as_date", "as_timestamp", "as_big_decimal"}
 	got = rowStrings(t, recs, cols)
-	releaseRecords(recs)
+	columnar.ReleaseAll(recs)
 	want := []string{
 		"(null)|(null)|(null)|(null)|(null)|(null)|(null)",
 		"0|true|0|null|2021-09-08|2021-09-08T11:11:11Z|0",
@@ -286,7 +287,7 @@ func TestSkippingKeepsEveryMatchingRow(t *testing.T) {
 					delete(want, ids.Value(i))
 				}
 			}
-			releaseRecords(recs)
+			columnar.ReleaseAll(recs)
 			if len(want) > 0 {
 				t.Errorf("%s: %s lost matching rows %v", layout, p, want)
 			}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/millrace/millrace/columnar"
 	"github.com/millrace/millrace/sinks"
 )
 
@@ -224,6 +225,6 @@ func (b *sinkBatch) skipEmpty() (bool, error) {
 
 // Abort drops the buffered records. Nothing was written to the table.
 func (b *sinkBatch) Abort() {
-	releaseRecords(b.recs)
+	columnar.ReleaseAll(b.recs)
 	b.recs = nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace/columnar"
 	"github.com/millrace/millrace/sources"
 )
 
@@ -41,7 +42,7 @@ func streamAll(t *testing.T, src *Source, mem memory.Allocator, start sources.Of
 			}
 		}
 		rows = append(rows, render(recs))
-		releaseRecords(recs)
+		columnar.ReleaseAll(recs)
 		ends = append(ends, end)
 		start = end
 	}
@@ -244,7 +245,7 @@ func TestSourceFromVersionZeroGolden(t *testing.T) {
 					t.Fatal(err)
 				}
 				assertLines(t, "from version 0", got, render(recs))
-				releaseRecords(recs)
+				columnar.ReleaseAll(recs)
 				return
 			}
 			snap, _ := LoadSnapshot(root, -1)
@@ -252,7 +253,7 @@ func TestSourceFromVersionZeroGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer releaseRecords(recs)
+			defer columnar.ReleaseAll(recs)
 			assertLines(t, "from version 0", got, render(recs))
 		})
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace/columnar"
 )
 
 var testSchema = arrow.NewSchema([]arrow.Field{
@@ -98,7 +99,7 @@ func tableLines(t *testing.T, s *Snapshot, mem memory.Allocator) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer releaseRecords(recs)
+	defer columnar.ReleaseAll(recs)
 	var out []string
 	for _, r := range recs {
 		out = append(out, recLines(r)...)

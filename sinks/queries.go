@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/millrace/millrace/internal/fsutil"
 )
 
 // QueryRecord is what a sink records about a query that writes to it: its
@@ -66,43 +68,7 @@ func WriteQueryRecord(dir string, r QueryRecord) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, r.QueryID+".json"), append(data, '\n'))
-}
-
-// writeFileAtomic writes path through a synced temporary file and a
-// rename, then syncs the directory. (checkpoint.WriteFileAtomic does the
-// same; this package stays free of the engine's packages.)
-func writeFileAtomic(path string, data []byte) error {
-	var rnd [6]byte
-	rand.Read(rnd[:])
-	tmp := filepath.Join(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-"+hex.EncodeToString(rnd[:]))
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("write %s: fsync directory: %w", path, err)
-	}
-	return nil
+	return fsutil.Write(filepath.Join(dir, r.QueryID+".json"), append(data, '\n'))
 }
 
 // NewID returns a random id for a sink's storage (a UUID v4).

@@ -3,19 +3,15 @@ package state
 import (
 	"errors"
 	"fmt"
-	"syscall"
+
+	"github.com/millrace/millrace/internal/fsutil"
 )
 
 // ErrDiskFull marks a write that failed because the filesystem is full (or
 // the user's disk quota is used up). Test with errors.Is; the error names
-// the path and says what to do.
-var ErrDiskFull = errors.New("disk full")
-
-// IsDiskFull reports whether err is a full disk: ENOSPC, EDQUOT, or an
-// error already marked with ErrDiskFull.
-func IsDiskFull(err error) bool {
-	return err != nil && (errors.Is(err, ErrDiskFull) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT))
-}
+// the path and says what to do. It is internal/fsutil's sentinel, which the
+// checkpoint's errors carry too: one errors.Is test covers both.
+var ErrDiskFull = fsutil.ErrDiskFull
 
 // diskFullError describes a full disk met by the store in dir.
 func diskFullError(dir, what string, err error) error {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/millrace/millrace/internal/fsutil"
 )
 
 // Pebble reports some storage failures to no caller. A flush that fails
@@ -92,7 +93,7 @@ func (h *health) close() {
 // backgroundError is Pebble's EventListener.BackgroundError. Pebble calls
 // it from the flushing goroutine and retries the flush when it returns.
 func (h *health) backgroundError(err error) {
-	if !IsDiskFull(err) {
+	if !fsutil.IsDiskFull(err) {
 		h.logf("background error (Pebble retries): %v", err)
 		h.pace()
 		return
@@ -171,7 +172,7 @@ func (l logger) Fatalf(format string, args ...any) {
 		}
 	}
 	advice := "the store may be damaged; restart the query, and restore the checkpoint from a backup if it fails again"
-	if IsDiskFull(f.err) || l.h.sticky() != nil || strings.Contains(msg, "no space left on device") {
+	if fsutil.IsDiskFull(f.err) || l.h.sticky() != nil || strings.Contains(msg, "no space left on device") {
 		advice = "the disk is full: free space on the filesystem holding " + l.h.dir + " and restart the query; it resumes from its last committed batch"
 	}
 	l.h.logf("fatal storage error, stopping the process: %s: %s", msg, advice)
@@ -188,7 +189,7 @@ func (h *health) guard(what string, fn func() error) error {
 	switch {
 	case err == nil || fatal || errors.Is(err, ErrDiskFull):
 		return err
-	case IsDiskFull(err):
+	case fsutil.IsDiskFull(err):
 		return diskFullError(h.dir, what, err)
 	}
 	return fmt.Errorf("state: store %s: %s: %w", h.dir, what, err)
@@ -211,7 +212,7 @@ func (h *health) call(what string, fn func() error) (err error, fatal bool) {
 		if cause == nil {
 			cause = errors.New(f.msg)
 		}
-		if IsDiskFull(cause) {
+		if fsutil.IsDiskFull(cause) {
 			err = diskFullError(h.dir, what, cause)
 		} else {
 			err = fmt.Errorf("state: store %s: %s: fatal storage error: %w: restart the query; "+

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/millrace/millrace/internal/fsutil"
 )
 
 // ErrWrongQuery is returned by Open when the store was created by another query.
@@ -212,7 +213,7 @@ func openError(dir string, err error) error {
 	switch {
 	case errors.Is(err, ErrDiskFull):
 		return err
-	case IsDiskFull(err):
+	case fsutil.IsDiskFull(err):
 		return diskFullError(dir, "open", err)
 	case errors.Is(err, syscall.EROFS):
 		return fmt.Errorf("state: open %s: the checkpoint is on a read-only filesystem, and Pebble opens its LOCK "+

@@ -204,18 +204,14 @@ func str(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 // timestamp spans only the years 1677 to 2262.
 func (b *Rows) setMicros(c int, us int64) bool {
 	var v int64
-	switch b.units[c] {
-	case arrow.Second:
-		v = FloorDiv(us, 1_000_000)
-	case arrow.Millisecond:
-		v = FloorDiv(us, 1_000)
-	case arrow.Microsecond:
-		v = us
-	default:
-		if us > math.MaxInt64/1_000 || us < math.MinInt64/1_000 {
+	if ups := columnar.UnitsPerSecond(b.units[c]); ups <= 1_000_000 {
+		v = FloorDiv(us, 1_000_000/ups)
+	} else {
+		m := ups / 1_000_000
+		if us > math.MaxInt64/m || us < math.MinInt64/m {
 			return false
 		}
-		v = us * 1_000
+		v = us * m
 	}
 	b.slots[c] = slot{valid: true, i: v}
 	return true

@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace/columnar"
 	"github.com/millrace/millrace/sinks/blackhole"
 )
 
@@ -24,12 +25,6 @@ func collectRecords(t *testing.T, mem memory.Allocator, g *Generator, k Kind, lo
 		t.Fatal(err)
 	}
 	return recs
-}
-
-func releaseAll(recs []arrow.RecordBatch) {
-	for _, r := range recs {
-		r.Release()
-	}
 }
 
 func str(a arrow.Array, i int) string { return a.(*array.String).Value(i) }
@@ -89,14 +84,14 @@ func TestColumnarMatchesRows(t *testing.T) {
 			if i != len(want[k]) {
 				t.Fatalf("%+v %s: %d rows, want %d", cfg, k, i, len(want[k]))
 			}
-			releaseAll(recs)
+			columnar.ReleaseAll(recs)
 		}
 	}
 }
 
 func checksum(t *testing.T, mem memory.Allocator, g *Generator, k Kind, lo, hi int64) (rows int64, sum uint64) {
 	recs := collectRecords(t, mem, g, k, lo, hi)
-	defer releaseAll(recs)
+	defer columnar.ReleaseAll(recs)
 	for _, r := range recs {
 		rows += r.NumRows()
 		sum += blackhole.RecordChecksum(r)

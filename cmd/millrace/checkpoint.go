@@ -8,10 +8,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/millrace/millrace/checkpoint"
+	"github.com/spf13/cobra"
+
 	"github.com/millrace/millrace/exec"
 	"github.com/millrace/millrace/state"
-	"github.com/spf13/cobra"
 )
 
 func newCheckpointCmd() *cobra.Command {
@@ -34,23 +34,17 @@ damaged file of an old batch, which a restart never reads, is shown as a warning
   millrace checkpoint inspect --format json /var/lib/millrace/clicks | jq .state`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := checkpoint.Inspect(args[0])
+			r, err := exec.Inspect(args[0])
 			if err != nil {
 				return err
-			}
-			var parts []exec.PartitionState
-			if r.State != nil {
-				if parts, err = exec.InspectState(r.State.Dir); err != nil {
-					return err
-				}
 			}
 			switch format {
 			case "json":
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
-				return enc.Encode(inspectJSON{Report: r, StateRows: parts})
+				return enc.Encode(r)
 			case "text":
-				printReport(cmd.OutOrStdout(), r, parts, last)
+				printReport(cmd.OutOrStdout(), r, r.StateRows, last)
 				return nil
 			}
 			return fmt.Errorf("unknown --format %q: use text or json", format)
@@ -62,14 +56,7 @@ damaged file of an old batch, which a restart never reads, is shown as a warning
 	return cmd
 }
 
-// inspectJSON is the JSON output: the checkpoint report, plus the state
-// rows per partition as the engine counts them (groups, keys).
-type inspectJSON struct {
-	checkpoint.Report
-	StateRows []exec.PartitionState `json:"stateRows,omitempty"`
-}
-
-func printReport(w io.Writer, r checkpoint.Report, parts []exec.PartitionState, last int) {
+func printReport(w io.Writer, r exec.Report, parts []exec.PartitionState, last int) {
 	fmt.Fprintf(w, "Checkpoint %s\n", r.Path)
 	if r.Metadata != nil {
 		fmt.Fprintf(w, "  query id:          %s\n", r.Metadata.ID)
@@ -132,7 +119,7 @@ func printReport(w io.Writer, r checkpoint.Report, parts []exec.PartitionState, 
 	_ = tw.Flush()
 }
 
-func storeEntries(r checkpoint.Report) int64 {
+func storeEntries(r exec.Report) int64 {
 	var n int64
 	for _, op := range r.State.Operators {
 		if op.OperatorID != state.MaxOperator {

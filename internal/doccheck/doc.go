@@ -26,4 +26,8 @@
 //
 // Bare identifiers (Take, runBatch) are not checked: Spark's and Arrow's
 // names appear beside ours in the text and cannot be told apart.
+//
+// TestLayers keeps what ARCHITECTURE.md says of the import graph true: the
+// sideways imports issue 12 removed (sinks/file → checkpoint → state and
+// Pebble, plan → textdecode) stay out.
 package doccheck

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/millrace/millrace/checkpoint"
+	"github.com/millrace/millrace/internal/fsutil"
 	"github.com/millrace/millrace/sinks"
 )
 
@@ -87,7 +87,7 @@ func (s *Sink) Bind(_ context.Context, info sinks.BindInfo) (sinks.Identity, err
 		if err != nil {
 			return sinks.Identity{}, err
 		}
-		if err := checkpoint.WriteFileAtomic(filepath.Join(s.logDir, ownerFile), append(data, '\n')); err != nil {
+		if err := fsutil.Write(filepath.Join(s.logDir, ownerFile), append(data, '\n')); err != nil {
 			return sinks.Identity{}, fmt.Errorf("file sink %s: record the query: %w", s.dir, err)
 		}
 	}

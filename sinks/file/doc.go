@@ -19,8 +19,8 @@
 // Write encodes rows into temporary files (names starting with a dot); a
 // file is closed and a new one started every MaxRowsPerFile rows. Commit
 // fsyncs each file, renames it to its final name, fsyncs the directory,
-// and then writes the log entry atomically (temporary file, fsync, rename,
-// fsync of the log directory). A crash at any point before the rename of
+// and then writes the log entry atomically (internal/fsutil.Write:
+// temporary file, fsync, rename, fsync of the log directory). A crash at any point before the rename of
 // the log entry leaves the batch uncommitted: its files may exist, under
 // temporary or final names, but no reader looks at them, and the replay of
 // the batch rewrites them.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"time"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -364,18 +363,7 @@ func appendFloat(b []byte, f float64, bits int) ([]byte, bool) {
 }
 
 func appendTimestamp(b []byte, v int64, unit arrow.TimeUnit) []byte {
-	var t time.Time
-	switch unit {
-	case arrow.Second:
-		t = time.Unix(v, 0)
-	case arrow.Millisecond:
-		t = time.UnixMilli(v)
-	case arrow.Microsecond:
-		t = time.UnixMicro(v)
-	default:
-		t = time.Unix(0, v)
-	}
-	return t.UTC().AppendFormat(b, tsLayout)
+	return arrow.Timestamp(v).ToTime(unit).AppendFormat(b, tsLayout)
 }
 
 const hexDigits = "0123456789abcdef"

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/millrace/millrace/checkpoint"
+	"github.com/millrace/millrace/internal/fsutil"
 )
 
 // logVersion is the first line of every log entry.
@@ -34,7 +34,7 @@ func writeLogEntry(logDir string, id int64, files []dataFile) error {
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	return checkpoint.WriteFileAtomic(filepath.Join(logDir, strconv.FormatInt(id, 10)), b.Bytes())
+	return fsutil.Write(filepath.Join(logDir, strconv.FormatInt(id, 10)), b.Bytes())
 }
 
 // CommittedBatch is one committed batch: its id and the data files it

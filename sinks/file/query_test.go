@@ -3,10 +3,11 @@ package file_test
 import (
 	"context"
 	"fmt"
-	"github.com/millrace/millrace/internal/testutil"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/millrace/millrace/internal/testutil"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/millrace/millrace"

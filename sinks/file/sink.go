@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/millrace/millrace/internal/fsutil"
 	"github.com/millrace/millrace/sinks"
 )
 
@@ -374,7 +375,7 @@ func (w *writer) Commit(ctx context.Context) error {
 		}
 	}
 	if len(w.files) > 0 {
-		if err := syncDir(w.sink.dir); err != nil {
+		if err := fsutil.SyncDir(w.sink.dir); err != nil {
 			return fmt.Errorf("file sink %s: batch %d: %w", w.sink.dir, w.id, err)
 		}
 	}
@@ -413,17 +414,4 @@ func (w *writer) removeFiles() {
 		os.Remove(f.tmp)
 		os.Remove(filepath.Join(w.sink.dir, f.Path))
 	}
-}
-
-// syncDir fsyncs a directory so that renames in it are durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("fsync dir %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("fsync dir %s: %w", dir, err)
-	}
-	return nil
 }

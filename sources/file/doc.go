@@ -46,9 +46,11 @@
 // unless an offset follows) or a date alone; JSON integers and all-digit CSV
 // fields are epoch milliseconds. Date32 columns accept "2024-05-01".
 //
-// Parquet: read with arrow-go's pqarrow, projecting the file's columns to the
-// schema by name; a schema field the file lacks is null, timestamps of
-// another unit are converted, any other type difference is an error.
+// Parquet: read with arrow-go's pqarrow through internal/pqread (as lake
+// reads its data files), projecting the file's columns to the schema by
+// name; a schema field the file lacks is null, timestamps of another unit
+// are converted and names, nullability and time zones relabelled
+// (kernels.Conform), any other type difference is an error.
 //
 // # Malformed records
 //

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace/columnar"
 	"github.com/millrace/millrace/sources"
 )
 
@@ -231,19 +232,13 @@ func (p *partition) Read(ctx context.Context, mem memory.Allocator, emit func(ar
 	s.mu.Unlock()
 	for i, r := range recs {
 		if err := ctx.Err(); err != nil {
-			releaseAll(recs[i:])
+			columnar.ReleaseAll(recs[i:])
 			return err
 		}
 		if err := emit(r); err != nil {
-			releaseAll(recs[i+1:])
+			columnar.ReleaseAll(recs[i+1:])
 			return err
 		}
 	}
 	return nil
-}
-
-func releaseAll(recs []arrow.RecordBatch) {
-	for _, r := range recs {
-		r.Release()
-	}
 }

@@ -1,0 +1,82 @@
+package doccheck
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestLayers keeps the sideways imports of issue 12 out: each package
+// below must not import (directly or through others) the packages listed,
+// counting non-test files only.
+func TestLayers(t *testing.T) {
+	forbidden := map[string][]string{
+		"sinks/file": {"checkpoint", "state", "github.com/cockroachdb/pebble/v2"},
+		"checkpoint": {"state"},
+		"state":      {"checkpoint"},
+		"plan":       {"textdecode"},
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps := map[string][]string{} // package dir -> imports (ours as dirs)
+	var load func(dir string)
+	load = func(dir string) {
+		if _, ok := deps[dir]; ok {
+			return
+		}
+		deps[dir] = nil
+		ents, _ := os.ReadDir(filepath.Join(root, dir))
+		seen := map[string]bool{}
+		for _, e := range ents {
+			n := e.Name()
+			if !strings.HasSuffix(n, ".go") || strings.HasSuffix(n, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(root, dir, n), nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, im := range f.Imports {
+				p, _ := strconv.Unquote(im.Path.Value)
+				if rest, ok := strings.CutPrefix(p, module+"/"); ok {
+					p = rest
+				}
+				if !seen[p] {
+					seen[p] = true
+					deps[dir] = append(deps[dir], p)
+				}
+			}
+		}
+		for _, p := range deps[dir] {
+			if _, err := os.Stat(filepath.Join(root, p)); err == nil && !strings.Contains(p, ".") {
+				load(p)
+			}
+		}
+	}
+	for pkg, bad := range forbidden {
+		load(pkg)
+		reach := map[string]string{} // package -> the one that imports it
+		stack := []string{pkg}
+		for len(stack) > 0 {
+			d := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, p := range deps[d] {
+				if _, ok := reach[p]; !ok {
+					reach[p] = d
+					stack = append(stack, p)
+				}
+			}
+		}
+		for _, b := range bad {
+			if via, ok := reach[b]; ok {
+				t.Errorf("%s imports %s (through %s)", pkg, b, via)
+			}
+		}
+	}
+}

@@ -1,0 +1,88 @@
+// Package pqread reads the columns a caller names from a Parquet file, in
+// record batches, with arrow-go's pqarrow: the plumbing that lake's data
+// files and the file source's Parquet files share. Fitting the columns to
+// the caller's schema is kernels.Conform; filling in columns the file lacks
+// (nulls, Delta partition values) is the caller's.
+package pqread
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// Read opens the Parquet file at path and calls emit for each record batch
+// (at most batchRows rows) of the file's top-level columns for which
+// want(name) is true, in file order. When the file has none of them, emit
+// gets a nil record and the row counts, so that callers still produce one
+// row per row of the file. The record belongs to the reader: emit must
+// Retain what it keeps.
+//
+// what names the kind of file in errors ("lake: data file", may be empty):
+// Read's own errors read "<what> <path>: …"; emit's errors are returned as they are. Read stops at
+// the first error and when ctx is done.
+func Read(ctx context.Context, mem memory.Allocator, path, what string, batchRows int64,
+	want func(name string) bool, emit func(rec arrow.RecordBatch, rows int64) error) error {
+	where := strings.TrimSpace(what + " " + path)
+	pf, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		return fmt.Errorf("%s: open: %w", where, err)
+	}
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batchRows}, mem)
+	if err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	var leaves []int
+	for _, sf := range fr.Manifest.Fields {
+		if want(sf.Field.Name) {
+			leaves = appendLeaves(leaves, sf)
+		}
+	}
+	if len(leaves) == 0 {
+		total := pf.NumRows()
+		for lo := int64(0); lo < total; lo += batchRows {
+			if err := emit(nil, min(total-lo, batchRows)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	rr, err := fr.GetRecordReader(ctx, leaves, nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	defer rr.Release()
+	for rr.Next() {
+		rec := rr.RecordBatch()
+		if err := emit(rec, rec.NumRows()); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	return nil
+}
+
+// appendLeaves appends the leaf column indices of sf (itself, or every
+// leaf below a nested field).
+func appendLeaves(dst []int, sf pqarrow.SchemaField) []int {
+	if sf.IsLeaf() {
+		return append(dst, sf.ColIndex)
+	}
+	for _, c := range sf.Children {
+		dst = appendLeaves(dst, c)
+	}
+	return dst
+}
