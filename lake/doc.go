@@ -52,7 +52,8 @@
 //     refused.
 //   - add.stats are written as delta-spark writes them, with three
 //     departures that keep delta-rs correct (stats.go); file skipping
-//     (predicate.go) compares in Spark's order (NaN above every number),
+//     (predicate.go; ParsePredicate reads "col op value" text in
+//     predicate_parse.go) compares in Spark's order (NaN above every number),
 //     so `--where` returns the same rows whatever the file layout.
 //
 // Data files and checkpoints are read through internal/pqread (shared with

@@ -25,10 +25,13 @@ const (
 	OpGe
 	OpIsNull
 	OpIsNotNull
+	// OpNe (!=) prunes partitions only: a file's min and max cannot show
+	// that all its rows equal the literal (maxes may be rounded up).
+	OpNe
 )
 
 func (o Op) String() string {
-	return [...]string{"=", "<", "<=", ">", ">=", "IS NULL", "IS NOT NULL"}[o]
+	return [...]string{"=", "<", "<=", ">", ">=", "IS NULL", "IS NOT NULL", "!="}[o]
 }
 
 // Predicate is a simple filter "column op literal" used to prune partitions
@@ -407,6 +410,8 @@ func partitionMatches(dt arrow.DataType, pv string, p Predicate) (bool, error) {
 	switch p.Op {
 	case OpEq:
 		return c == 0, nil
+	case OpNe:
+		return c != 0, nil
 	case OpLt:
 		return c < 0, nil
 	case OpLe:

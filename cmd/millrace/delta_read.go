@@ -3,17 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/big"
 	"os"
-	"regexp"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -24,6 +19,7 @@ import (
 	"github.com/millrace/millrace/lake"
 	"github.com/millrace/millrace/sinks"
 	"github.com/millrace/millrace/sinks/console"
+	"github.com/millrace/millrace/sinks/file"
 	"github.com/spf13/cobra"
 )
 
@@ -147,14 +143,20 @@ func readTable(ctx context.Context, path string, s *lake.Snapshot, f *rowFilter,
 			return err
 		}
 		rw, stopAfter = tw, limit+1
-	case "csv":
-		rw = newCSVWriter(s.Schema(), w)
 	default:
-		rw = &jsonWriter{w: w, fields: s.Schema().Fields()}
+		ff := file.JSONLines
+		if format == "csv" {
+			ff = file.CSV
+		}
+		ew, err := newEncWriter(s.Schema(), ff, w)
+		if err != nil {
+			return err
+		}
+		rw = ew
 	}
 	var preds []lake.Predicate
-	if f != nil && f.pred != nil {
-		preds = append(preds, *f.pred)
+	if f != nil {
+		preds = append(preds, f.pred)
 	}
 	var n int64
 	var sel []int32
@@ -255,275 +257,87 @@ func (t *tableWriter) close() error {
 	return err
 }
 
-// csvWriter writes CSV with a header row.
-type csvWriter struct {
-	w   *csv.Writer
-	row []string
+// encWriter writes rows as CSV or JSON lines with the file sink's encoders
+// (sinks/file.RowEncoder), so the CLI and the sink print values alike.
+type encWriter struct {
+	enc *file.RowEncoder
+	w   io.Writer
+	buf []byte
 }
 
-func newCSVWriter(sc *arrow.Schema, w io.Writer) *csvWriter {
-	cw := &csvWriter{w: csv.NewWriter(w), row: make([]string, sc.NumFields())}
-	for i, f := range sc.Fields() {
-		cw.row[i] = f.Name
+func newEncWriter(sc *arrow.Schema, f file.Format, w io.Writer) (*encWriter, error) {
+	enc, err := file.NewRowEncoder(sc, f)
+	if err != nil {
+		return nil, err
 	}
-	_ = cw.w.Write(cw.row) // errors resurface at Flush
-	return cw
-}
-
-func (c *csvWriter) write(rec arrow.RecordBatch) error {
-	cols := rec.Columns()
-	for i := 0; i < int(rec.NumRows()); i++ {
-		for j, col := range cols {
-			c.row[j] = csvCell(col, i)
-		}
-		if err := c.w.Write(c.row); err != nil {
-			return err
-		}
+	ew := &encWriter{enc: enc, w: w}
+	if _, err := w.Write(enc.AppendHeader(nil)); err != nil {
+		return nil, err
 	}
-	return nil
+	return ew, nil
 }
 
-func (c *csvWriter) close() error {
-	c.w.Flush()
-	return c.w.Error()
-}
-
-// csvCell renders one value: null as an empty cell, timestamps as RFC 3339
-// in UTC, floats in the shortest form that reads back exactly, decimals
-// with their scale.
-func csvCell(col arrow.Array, i int) string {
-	if col.IsNull(i) {
-		return ""
+func (e *encWriter) write(rec arrow.RecordBatch) error {
+	b, err := e.enc.AppendRows(e.buf[:0], rec)
+	if err != nil {
+		return err
 	}
-	switch a := col.(type) {
-	case *array.String:
-		return a.Value(i)
-	case *array.LargeString:
-		return a.Value(i)
-	case *array.Timestamp:
-		return a.Value(i).ToTime(a.DataType().(*arrow.TimestampType).Unit).UTC().Format(time.RFC3339Nano)
-	case *array.Date32:
-		return a.Value(i).ToTime().UTC().Format(time.DateOnly)
-	case *array.Float64:
-		return strconv.FormatFloat(a.Value(i), 'g', -1, 64)
-	case *array.Float32:
-		return strconv.FormatFloat(float64(a.Value(i)), 'g', -1, 32)
-	case *array.Decimal128:
-		return a.Value(i).ToString(a.DataType().(*arrow.Decimal128Type).Scale)
-	}
-	return col.ValueStr(i)
+	e.buf = b
+	_, err = e.w.Write(b)
+	return err
 }
 
-// jsonWriter writes one JSON object per row, keys in column order.
-type jsonWriter struct {
-	w      io.Writer
-	fields []arrow.Field
-	line   []byte
-}
+func (e *encWriter) close() error { return nil }
 
-func (j *jsonWriter) write(rec arrow.RecordBatch) error {
-	cols := rec.Columns()
-	for i := 0; i < int(rec.NumRows()); i++ {
-		b := append(j.line[:0], '{')
-		for c, col := range cols {
-			if c > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendQuote(b, j.fields[c].Name)
-			b = append(b, ':')
-			v, err := jsonCell(col, i)
-			if err != nil {
-				return fmt.Errorf("column %s row %d: %w", j.fields[c].Name, i, err)
-			}
-			b = append(b, v...)
-		}
-		b = append(b, '}', '\n')
-		j.line = b
-		if _, err := j.w.Write(b); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (j *jsonWriter) close() error { return nil }
-
-// jsonCell renders one value as JSON: timestamps as RFC 3339 strings,
-// non-finite floats as the strings "NaN", "Infinity", "-Infinity",
-// decimals as numbers with their scale.
-func jsonCell(col arrow.Array, i int) ([]byte, error) {
-	if col.IsNull(i) {
-		return []byte("null"), nil
-	}
-	var v any
-	switch a := col.(type) {
-	case *array.Timestamp:
-		v = a.Value(i).ToTime(a.DataType().(*arrow.TimestampType).Unit).UTC().Format(time.RFC3339Nano)
-	case *array.Date32:
-		v = a.Value(i).ToTime().UTC().Format(time.DateOnly)
-	case *array.Float64:
-		v = jsonFloat(a.Value(i))
-	case *array.Float32:
-		v = jsonFloat(float64(a.Value(i)))
-	case *array.Decimal128:
-		// A JSON number with the column's scale (580.70), as Spark's
-		// to_json writes decimals.
-		return []byte(a.Value(i).ToString(a.DataType().(*arrow.Decimal128Type).Scale)), nil
-	default:
-		v = col.GetOneForMarshal(i)
-	}
-	return json.Marshal(v)
-}
-
-func jsonFloat(f float64) any {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	}
-	return f
-}
-
-// rowFilter is a parsed --where: the row comparison and the lake predicate
-// (nil for !=, which lake cannot prune by) that skips files.
+// rowFilter is a parsed --where: the lake predicate (lake.ParsePredicate),
+// which also skips files, and its row comparison.
 type rowFilter struct {
 	col    int
-	name   string
 	op     kernels.CmpOp
 	null   int // 0: comparison, 1: IS NULL, 2: IS NOT NULL
 	lit    any // kernels literal
 	asInt  bool
-	pred   *lake.Predicate
+	pred   lake.Predicate
 	source string
 	// dec is the literal of a decimal column times 10^scale, compared with
 	// the unscaled values (exactly, whatever the literal's own scale).
 	dec *big.Rat
 }
 
-var (
-	whereNull = regexp.MustCompile(`(?i)^\s*(\S+)\s+is\s+(not\s+)?null\s*$`)
-	whereCmp  = regexp.MustCompile(`^\s*([^\s<>=!]+)\s*(<=|>=|!=|<>|==|=|<|>)\s*(.*?)\s*$`)
-)
-
 // parseWhere parses "col op value" against schema sc.
 func parseWhere(where string, sc *arrow.Schema) (*rowFilter, error) {
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("--where %q: %s", where, fmt.Sprintf(format, a...))
+	p, err := lake.ParsePredicate(where, sc)
+	if err != nil {
+		return nil, fmt.Errorf("--where: %w", err)
 	}
-	f := &rowFilter{source: where}
-	var raw, opStr string
-	if m := whereNull.FindStringSubmatch(where); m != nil {
-		f.name, f.null = strings.Trim(m[1], "`"), 1
-		if m[2] != "" {
-			f.null = 2
-		}
-	} else if m := whereCmp.FindStringSubmatch(where); m != nil {
-		f.name, opStr, raw = strings.Trim(m[1], "`"), m[2], m[3]
-	} else {
-		return nil, bad(`want "column op value" with op one of = != < <= > >=, or "column IS [NOT] NULL"`)
-	}
-	idx := sc.FieldIndices(f.name)
-	if len(idx) == 0 {
-		names := make([]string, sc.NumFields())
-		for i, fd := range sc.Fields() {
-			names[i] = fd.Name
-		}
-		return nil, bad("no column %q (columns: %s)", f.name, strings.Join(names, ", "))
-	}
-	f.col = idx[0]
-	if f.null != 0 {
-		op := lake.OpIsNull
-		if f.null == 2 {
-			op = lake.OpIsNotNull
-		}
-		f.pred = &lake.Predicate{Column: f.name, Op: op}
+	f := &rowFilter{col: sc.FieldIndices(p.Column)[0], pred: p, source: where}
+	switch p.Op {
+	case lake.OpIsNull:
+		f.null = 1
+		return f, nil
+	case lake.OpIsNotNull:
+		f.null = 2
 		return f, nil
 	}
-	var lop lake.Op
-	switch opStr {
-	case "=", "==":
-		f.op, lop = kernels.Eq, lake.OpEq
-	case "!=", "<>":
-		f.op, lop = kernels.Ne, -1
-	case "<":
-		f.op, lop = kernels.Lt, lake.OpLt
-	case "<=":
-		f.op, lop = kernels.Le, lake.OpLe
-	case ">":
-		f.op, lop = kernels.Gt, lake.OpGt
-	case ">=":
-		f.op, lop = kernels.Ge, lake.OpGe
-	}
-	if len(raw) >= 2 && (raw[0] == '\'' || raw[0] == '"') && raw[len(raw)-1] == raw[0] {
-		raw = raw[1 : len(raw)-1]
-	}
-	dt := sc.Field(f.col).Type
-	var pv any // the lake predicate's value
-	switch t := dt.(type) {
-	case *arrow.Int32Type, *arrow.Int64Type:
-		if i, err := strconv.ParseInt(raw, 10, 64); err == nil {
-			f.lit, pv = i, i
-		} else if x, err := strconv.ParseFloat(raw, 64); err == nil {
-			f.lit, pv = x, x
-		} else {
-			return nil, bad("%q is not a number (column %s is %s)", raw, f.name, dt)
-		}
-	case *arrow.Float64Type:
-		x, err := strconv.ParseFloat(raw, 64)
-		if err != nil {
-			return nil, bad("%q is not a number (column %s is %s)", raw, f.name, dt)
-		}
-		f.lit, pv = x, x
-	case *arrow.StringType:
-		f.lit, pv = raw, raw
-	case *arrow.BooleanType:
-		b, err := strconv.ParseBool(raw)
-		if err != nil {
-			return nil, bad("%q is not true or false", raw)
-		}
-		f.lit, pv = b, b
+	f.op = map[lake.Op]kernels.CmpOp{lake.OpEq: kernels.Eq, lake.OpNe: kernels.Ne, lake.OpLt: kernels.Lt,
+		lake.OpLe: kernels.Le, lake.OpGt: kernels.Gt, lake.OpGe: kernels.Ge}[p.Op]
+	switch t := sc.Field(f.col).Type.(type) {
 	case *arrow.TimestampType:
-		ts, err := parseWhereTime(raw)
+		v, err := arrow.TimestampFromTime(p.Value.(time.Time), t.Unit)
 		if err != nil {
-			return nil, bad("%q is not a timestamp (RFC 3339 or 2006-01-02 15:04:05)", raw)
+			return nil, fmt.Errorf("--where %q: %w", where, err)
 		}
-		v, err := arrow.TimestampFromTime(ts, t.Unit)
-		if err != nil {
-			return nil, bad("%v", err)
-		}
-		f.lit, pv = int64(v), ts
+		f.lit = int64(v)
 	case *arrow.Date32Type:
-		d, err := time.Parse(time.DateOnly, raw)
-		if err != nil {
-			return nil, bad("%q is not a date (2006-01-02)", raw)
-		}
-		f.lit, pv, f.asInt = int64(arrow.Date32FromTime(d)), d, true
+		f.lit, f.asInt = int64(arrow.Date32FromTime(p.Value.(time.Time))), true
 	case *arrow.Decimal128Type:
-		r, ok := new(big.Rat).SetString(raw)
-		if !ok {
-			return nil, bad("%q is not a decimal number (column %s is %s)", raw, f.name, dt)
-		}
+		r, _ := new(big.Rat).SetString(p.Value.(string))
 		pow := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(t.Scale)), nil)
-		f.dec, pv = new(big.Rat).Mul(r, new(big.Rat).SetInt(pow)), raw
+		f.dec = r.Mul(r, new(big.Rat).SetInt(pow))
 	default:
-		return nil, bad("filtering a column of type %s is not supported", dt)
-	}
-	if lop >= 0 {
-		f.pred = &lake.Predicate{Column: f.name, Op: lop, Value: pv}
+		f.lit = p.Value
 	}
 	return f, nil
-}
-
-func parseWhereTime(s string) (time.Time, error) {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999", time.DateOnly} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("bad time %q", s)
 }
 
 // apply returns the rows of rec that match, reusing buf.

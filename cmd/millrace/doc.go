@@ -4,5 +4,8 @@
 // public Go API (package millrace) and reports what the query reports.
 //
 // Commands live one per file (demo.go, version.go, …); main.go wires them
-// into a cobra root command.
+// into a cobra root command. They reuse the library's pieces rather than
+// keep their own: delta read parses --where with lake.ParsePredicate,
+// prints csv and json with sinks/file's RowEncoder and tables with the
+// console sink; checkpoint inspect is exec.Inspect.
 package main

@@ -16,6 +16,10 @@
 //
 // # Commit protocol
 //
+// RowEncoder exposes the two formats to other writers of rows (millrace
+// delta read); it also prints types the sink refuses (lists, maps) as
+// arrow's JSON.
+//
 // Write encodes rows into temporary files (names starting with a dot); a
 // file is closed and a new one started every MaxRowsPerFile rows. Commit
 // fsyncs each file, renames it to its final name, fsyncs the directory,

@@ -2,6 +2,7 @@ package file
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 )
 
 // kind is the encoding of one column, resolved once per schema so that the
@@ -34,7 +36,11 @@ const (
 	kBinary
 	kTimestamp
 	kDate32
+	kDecimal128
 	kStruct
+	// kOther is every other type (lists, maps, …): JSON through arrow's
+	// own marshalling, CSV as that JSON text.
+	kOther
 )
 
 // tsLayout renders timestamps: RFC 3339, microseconds, always UTC.
@@ -69,11 +75,16 @@ type colEnc struct {
 	bin      *array.Binary
 	ts       []arrow.Timestamp
 	dates    []arrow.Date32
+	decs     []decimal128.Num
+	scale    int32
+	other    arrow.Array
 }
 
 // newEncoders resolves the encoders of a schema's fields, or says which
-// column has a type the sink cannot write.
-func newEncoders(fields []arrow.Field) ([]colEnc, error) {
+// column has a type the sink cannot write. anyType lets types without an
+// encoder of their own through as arrow's JSON (RowEncoder); the sink
+// refuses them, since the file source could not read them back.
+func newEncoders(fields []arrow.Field, anyType bool) ([]colEnc, error) {
 	encs := make([]colEnc, len(fields))
 	for i, f := range fields {
 		e := &encs[i]
@@ -113,15 +124,20 @@ func newEncoders(fields []arrow.Field) ([]colEnc, error) {
 			e.kind, e.unit = kTimestamp, t.Unit
 		case *arrow.Date32Type:
 			e.kind = kDate32
+		case *arrow.Decimal128Type:
+			e.kind, e.scale = kDecimal128, t.Scale
 		case *arrow.StructType:
 			e.kind = kStruct
-			kids, err := newEncoders(t.Fields())
+			kids, err := newEncoders(t.Fields(), anyType)
 			if err != nil {
 				return nil, fmt.Errorf("field %s.%w", f.Name, err)
 			}
 			e.children = kids
 		default:
-			return nil, fmt.Errorf("column %q has type %s, which the file sink cannot write", f.Name, f.Type)
+			if !anyType {
+				return nil, fmt.Errorf("column %q has type %s, which the file sink cannot write", f.Name, f.Type)
+			}
+			e.kind = kOther
 		}
 	}
 	return encs, nil
@@ -214,6 +230,13 @@ func (e *colEnc) bind(a arrow.Array) error {
 		if x, ok = a.(*array.Date32); ok {
 			e.dates = x.Date32Values()
 		}
+	case kDecimal128:
+		var x *array.Decimal128
+		if x, ok = a.(*array.Decimal128); ok {
+			e.decs = x.Values()
+		}
+	case kOther:
+		e.other = a
 	case kStruct:
 		var x *array.Struct
 		if x, ok = a.(*array.Struct); ok {
@@ -271,8 +294,22 @@ func (e *colEnc) appendScalar(b []byte, i int) ([]byte, bool) {
 		return e.dates[i].ToTime().AppendFormat(b, "2006-01-02"), true
 	case kBinary:
 		return base64.StdEncoding.AppendEncode(b, e.bin.Value(i)), true
+	case kDecimal128:
+		// A number with the column's scale (580.70), as Spark's to_json.
+		return append(b, e.decs[i].ToString(e.scale)...), false
 	}
 	return b, true
+}
+
+// appendOther appends the JSON of a value of a type without an encoder of
+// its own (lists, maps), as arrow marshals it.
+func (e *colEnc) appendOther(b []byte, i int) []byte {
+	v, err := json.Marshal(e.other.GetOneForMarshal(i))
+	if err != nil {
+		// Only values JSON cannot hold fail (NaN inside a list): their text.
+		return appendJSONString(b, e.other.ValueStr(i))
+	}
+	return append(b, v...)
 }
 
 // appendJSON appends the JSON value of row i.
@@ -285,6 +322,8 @@ func (e *colEnc) appendJSON(b []byte, i int) []byte {
 		return appendJSONString(b, e.str.Value(i))
 	case kLargeString:
 		return appendJSONString(b, e.lstr.Value(i))
+	case kOther:
+		return e.appendOther(b, i)
 	case kStruct:
 		b = append(b, '{')
 		for f := range e.children {
@@ -329,9 +368,31 @@ func (e *colEnc) appendCSV(b []byte, i int, first bool, parentNull bool) []byte 
 		return appendCSVString(b, e.str.Value(i))
 	case kLargeString:
 		return appendCSVString(b, e.lstr.Value(i))
+	case kOther:
+		return appendCSVString(b, string(e.appendOther(nil, i)))
 	}
 	b, _ = e.appendScalar(b, i)
 	return b
+}
+
+// appendRow appends row i of the bound encoders as one line of format f.
+func appendRow(b []byte, encs []colEnc, i int, f Format) []byte {
+	if f == CSV {
+		for c := range encs {
+			b = encs[c].appendCSV(b, i, c == 0, false)
+		}
+		return append(b, '\n')
+	}
+	b = append(b, '{')
+	for c := range encs {
+		e := &encs[c]
+		if c > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, e.jsonKey...)
+		b = e.appendJSON(b, i)
+	}
+	return append(b, '}', '\n')
 }
 
 // csvHeader appends the header names of the encoders, structs flattened.

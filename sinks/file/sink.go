@@ -223,7 +223,7 @@ type writer struct {
 func (w *writer) Skip() bool { return w.skip }
 
 func (w *writer) setSchema(sc *arrow.Schema) error {
-	encs, err := newEncoders(sc.Fields())
+	encs, err := newEncoders(sc.Fields(), false)
 	if err != nil {
 		return fmt.Errorf("file sink %s: batch %d: %w", w.sink.dir, w.id, err)
 	}
@@ -248,7 +248,6 @@ func (w *writer) Write(ctx context.Context, rec arrow.RecordBatch) error {
 		return fmt.Errorf("file sink %s: batch %d: %w", w.sink.dir, w.id, err)
 	}
 	n := int(rec.NumRows())
-	csv := w.sink.opts.Format == CSV
 	for i := 0; i < n; {
 		if w.f == nil {
 			if err := w.openFile(); err != nil {
@@ -259,23 +258,7 @@ func (w *writer) Write(ctx context.Context, rec arrow.RecordBatch) error {
 		w.cur.Rows += int64(end - i)
 		b := w.buf[:0]
 		for ; i < end; i++ {
-			if csv {
-				for c := range w.encs {
-					b = w.encs[c].appendCSV(b, i, c == 0, false)
-				}
-				b = append(b, '\n')
-			} else {
-				b = append(b, '{')
-				for c := range w.encs {
-					e := &w.encs[c]
-					if c > 0 {
-						b = append(b, ',')
-					}
-					b = append(b, e.jsonKey...)
-					b = e.appendJSON(b, i)
-				}
-				b = append(b, '}', '\n')
-			}
+			b = appendRow(b, w.encs, i, w.sink.opts.Format)
 			if len(b) >= 64<<10 {
 				if err := w.put(b); err != nil {
 					return err
