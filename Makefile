@@ -1,7 +1,7 @@
 # Millrace — make test runs everything CI runs.
 GO ?= go
 # Packages with goroutines of their own get the race detector.
-RACE_PKGS = . ./exec/... ./sources/... ./sinks/...
+RACE_PKGS = . ./e2e/ ./exec/... ./sources/... ./sinks/...
 
 # staticcheck at a pinned version, fetched through the module proxy on first
 # use (go run pkg@version needs no entry in go.mod, so the library's own

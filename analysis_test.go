@@ -6,17 +6,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/millrace/millrace"
 	"github.com/millrace/millrace/internal/testutil"
 	memsrc "github.com/millrace/millrace/sources/memory"
 )
+
+// apiSchema is the schema of the memory source the API tests read.
+var apiSchema = arrow.NewSchema([]arrow.Field{{Name: "event_time", Type: millrace.Timestamp, Nullable: true},
+	{Name: "campaign", Type: arrow.BinaryTypes.String, Nullable: true}, {Name: "user", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	{Name: "amount", Type: arrow.PrimitiveTypes.Float64, Nullable: true}}, nil)
 
 // TestAnalysisErrorsAreReturnedByStart checks that mistakes in a query are
 // reported by Start with a message that names the problem, never raised
 // once the stream runs.
 func TestAnalysisErrorsAreReturnedByStart(t *testing.T) {
 	src := func() *millrace.Stream {
-		return millrace.ReadStream(testutil.Must(memsrc.New(clickSchema, memsrc.Options{})))
+		return millrace.ReadStream(testutil.Must(memsrc.New(apiSchema, memsrc.Options{})))
 	}
 	col := millrace.Col
 	cases := []struct {
@@ -40,6 +46,10 @@ func TestAnalysisErrorsAreReturnedByStart(t *testing.T) {
 		{"complete mode without aggregation", src().Filter(col("user").Gt(1)), millrace.Complete, "complete output mode is not supported"},
 		{"duplicate output column", src().Select(col("user"), col("user")), millrace.Append, "duplicate output column"},
 		{"window on a number", src().GroupBy(millrace.Window(col("user"), time.Minute)).Count(), millrace.Update, "needs a timestamp"},
+		// The API asks textdecode (plan imports no decoder).
+		{"fromJSON into a type the decoder lacks",
+			src().FromJSON("campaign", arrow.NewSchema([]arrow.Field{{Name: "tags", Type: arrow.ListOf(arrow.BinaryTypes.String)}}, nil)),
+			millrace.Append, "field tags has type list<item: utf8, nullable>, which JSON decoding does not support"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
