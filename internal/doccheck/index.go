@@ -47,11 +47,18 @@ type goFile struct {
 
 const module = "github.com/millrace/millrace"
 
-// skipDir reports directories that hold no code of ours: VCS data, virtual
-// environments, fuzz corpora and test fixtures.
+// skipDir reports directories that hold nothing of ours: VCS data, virtual
+// environments, build output.
 func skipDir(name string) bool {
-	return strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules" ||
+	return strings.HasPrefix(name, ".") || name == "node_modules" ||
 		name == "vendor" || name == "bin" || name == "__pycache__"
+}
+
+// inTestdata reports whether a slash path is under a testdata directory,
+// whose files exist (docs may name them) but whose Go files are fixtures,
+// not code of the repository (the go tool ignores them too).
+func inTestdata(rel string) bool {
+	return strings.HasPrefix(rel, "testdata/") || strings.Contains(rel, "/testdata/")
 }
 
 func buildIndex(root string) (*index, error) {
@@ -80,7 +87,7 @@ func buildIndex(root string) (*index, error) {
 		}
 		ix.files[rel] = true
 		ix.byBase[d.Name()] = append(ix.byBase[d.Name()], rel)
-		if !strings.HasSuffix(rel, ".go") {
+		if !strings.HasSuffix(rel, ".go") || inTestdata(rel) {
 			return nil
 		}
 		src, err := os.ReadFile(p)
