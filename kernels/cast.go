@@ -199,11 +199,11 @@ func castToString(mem memory.Allocator, a arrow.Array) arrow.Array {
 		case *array.Int64:
 			data = strconv.AppendInt(data, c.Value(i), 10)
 		case *array.Float64:
-			data = appendJavaDouble(data, c.Value(i))
+			data = AppendJavaDouble(data, c.Value(i), 64)
 		case *array.Boolean:
 			data = strconv.AppendBool(data, c.Value(i))
 		case *array.Timestamp:
-			data = appendTimestamp(data, int64(c.Value(i)), c.DataType().(*arrow.TimestampType).Unit)
+			data = AppendSparkTimestamp(data, int64(c.Value(i)), c.DataType().(*arrow.TimestampType).Unit)
 		}
 	}
 	offs[n] = int32(len(data))
@@ -217,59 +217,6 @@ func castToString(mem memory.Allocator, a arrow.Array) arrow.Array {
 	dataBuf := newBuffer(mem, len(data))
 	copy(dataBuf.Bytes(), data)
 	return makeArray(arrow.BinaryTypes.String, n, []*memory.Buffer{valid, offBuf, dataBuf}, nulls)
-}
-
-// appendJavaDouble formats f as Java's Double.toString does (which is what
-// Spark prints): "1.0", "0.001", "1.0E7", "1.5E-4", "NaN", "Infinity".
-func appendJavaDouble(dst []byte, f float64) []byte {
-	switch {
-	case f != f:
-		return append(dst, "NaN"...)
-	case math.IsInf(f, 1):
-		return append(dst, "Infinity"...)
-	case math.IsInf(f, -1):
-		return append(dst, "-Infinity"...)
-	case f == 0:
-		if math.Signbit(f) {
-			return append(dst, "-0.0"...)
-		}
-		return append(dst, "0.0"...)
-	}
-	abs := math.Abs(f)
-	if f < 0 {
-		dst = append(dst, '-')
-	}
-	if abs >= 1e-3 && abs < 1e7 {
-		start := len(dst)
-		dst = strconv.AppendFloat(dst, abs, 'f', -1, 64)
-		if !strings.Contains(string(dst[start:]), ".") {
-			dst = append(dst, ".0"...)
-		}
-		return dst
-	}
-	e := strconv.FormatFloat(abs, 'e', -1, 64) // d[.ddd]e±XX
-	mant, exp, _ := strings.Cut(e, "e")
-	dst = append(dst, mant...)
-	if !strings.Contains(mant, ".") {
-		dst = append(dst, ".0"...)
-	}
-	x, _ := strconv.Atoi(exp)
-	dst = append(dst, 'E')
-	return strconv.AppendInt(dst, int64(x), 10)
-}
-
-// appendTimestamp formats a timestamp as Spark shows it, in UTC, with the
-// fraction trimmed of trailing zeros.
-func appendTimestamp(dst []byte, v int64, unit arrow.TimeUnit) []byte {
-	ups := columnar.UnitsPerSecond(unit)
-	sec, frac := v/ups, v%ups
-	if frac < 0 {
-		sec--
-		frac += ups
-	}
-	t := time.Unix(sec, frac*(1_000_000_000/ups)).UTC()
-	dst = t.AppendFormat(dst, "2006-01-02 15:04:05.999999999")
-	return dst
 }
 
 // castFromString parses every non-null value of s; failures become null.

@@ -27,11 +27,11 @@ func oracleCast(a arrow.Array, r int, to arrow.DataType) (any, bool) {
 		switch x := v.(type) {
 		case int64:
 			if fromTS != nil {
-				return string(appendTimestamp(nil, x, fromTS.Unit)), true
+				return string(AppendSparkTimestamp(nil, x, fromTS.Unit)), true
 			}
 			return strconv.FormatInt(x, 10), true
 		case float64:
-			return string(appendJavaDouble(nil, x)), true
+			return string(AppendJavaDouble(nil, x, 64)), true
 		case bool:
 			return strconv.FormatBool(x), true
 		}
@@ -160,7 +160,7 @@ func TestCastText(t *testing.T) {
 		0.30000000000000004: "0.30000000000000004", 9999999: "9999999.0",
 	}
 	for f, want := range doubles {
-		if got := string(appendJavaDouble(nil, f)); got != want {
+		if got := string(AppendJavaDouble(nil, f, 64)); got != want {
 			t.Errorf("double %v: got %q want %q", f, got, want)
 		}
 	}
@@ -190,11 +190,11 @@ func TestCastText(t *testing.T) {
 		if !ok || v != want {
 			t.Errorf("timestamp %q: got %d,%v want %d", s, v, ok, want)
 		}
-		if back := string(appendTimestamp(nil, want, arrow.Microsecond)); back == "" {
+		if back := string(AppendSparkTimestamp(nil, want, arrow.Microsecond)); back == "" {
 			t.Errorf("format %d", want)
 		}
 	}
-	if got := string(appendTimestamp(nil, 1709296496500000, arrow.Microsecond)); got != "2024-03-01 12:34:56.5" {
+	if got := string(AppendSparkTimestamp(nil, 1709296496500000, arrow.Microsecond)); got != "2024-03-01 12:34:56.5" {
 		t.Errorf("format: %q", got)
 	}
 	if _, ok := parseTimestamp("yesterday", arrow.Microsecond); ok {

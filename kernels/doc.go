@@ -96,6 +96,9 @@
 //
 // # Memory
 //
+// Values are printed as Spark prints them (AppendJavaDouble,
+// AppendSparkTimestamp: Cast to string and the console sink share them).
+//
 // Kernels that build arrays (Arith, Cast, Conform, Negate, Take, Compact,
 // TakeChunks, Concat) allocate
 // from the memory.Allocator they are given and return arrays the caller must

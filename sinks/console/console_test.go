@@ -3,9 +3,11 @@ package console
 import (
 	"bytes"
 	"context"
-	"github.com/millrace/millrace/internal/testutil"
 	"strings"
 	"testing"
+
+	"github.com/millrace/millrace/internal/testutil"
+	"github.com/millrace/millrace/kernels"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -152,8 +154,8 @@ func TestFormatFloat(t *testing.T) {
 	for f, want := range map[float64]string{
 		0: "0.0", 1: "1.0", -2.5: "-2.5", 1e7: "1.0E7", 1.5e-5: "1.5E-5", 123456.789: "123456.789",
 	} {
-		if got := formatFloat(f, 64); got != want {
-			t.Errorf("formatFloat(%g) = %s, want %s", f, got, want)
+		if got := string(kernels.AppendJavaDouble(nil, f, 64)); got != want {
+			t.Errorf("AppendJavaDouble(%g) = %s, want %s", f, got, want)
 		}
 	}
 }
