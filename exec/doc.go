@@ -54,6 +54,8 @@
 // takes a context gets the query's (Start's while it compiles, which reads
 // the static sides of joins); sources.Source's PlanPartitions and Commit
 // take none.
+// inspect.go describes a stopped query's checkpoint and state store
+// (millrace checkpoint inspect), above both packages.
 //
 // # Watermarks
 //
