@@ -14,7 +14,7 @@ import (
 // encodeGroupKeys encodes the keys of groups of ht.
 func encodeGroupKeys(ht *agg.HashTable, groups []uint32) ([][]byte, error) {
 	cols := ht.KeyColumns(memory.DefaultAllocator, groups)
-	defer releaseArrays(cols)
+	defer columnar.ReleaseAll(cols)
 	return columnar.EncodeKeys(nil, cols, nil)
 }
 
@@ -25,15 +25,6 @@ func withDecodedKeys(keys [][]byte, types []arrow.DataType, fn func(cols []arrow
 	if err != nil {
 		return err
 	}
-	defer releaseArrays(cols)
+	defer columnar.ReleaseAll(cols)
 	return fn(cols)
-}
-
-// releaseArrays releases the arrays of cols that are set.
-func releaseArrays(cols []arrow.Array) {
-	for _, c := range cols {
-		if c != nil {
-			c.Release()
-		}
-	}
 }

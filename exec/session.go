@@ -167,11 +167,11 @@ func (s *sessionOperator) prepare(t *task, b columnar.Batch, out *shuffled, late
 		cols, err = appendValues(t.mem, b.Rec, s.args, append(cols, tsArr))
 	}
 	if err != nil {
-		releaseArrays(cols)
+		columnar.ReleaseAll(cols)
 		return err
 	}
 	rec := array.NewRecordBatch(s.bufSchema, cols, b.Rec.NumRows())
-	releaseArrays(cols)
+	columnar.ReleaseAll(cols)
 	defer rec.Release()
 	out.route(t, len(s.parts), rec, rec.Columns()[:len(s.keys)], sel)
 	return nil

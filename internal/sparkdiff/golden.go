@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+
+	"github.com/millrace/millrace/internal/fsutil"
 )
 
 // GoldenPath is the golden file, relative to the repository root.
@@ -59,10 +61,7 @@ func RecordGolden(ctx context.Context, opt SparkOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(GoldenPath+".tmp", append(data, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(GoldenPath+".tmp", GoldenPath)
+	return fsutil.Write(GoldenPath, append(data, '\n'))
 }
 
 // LoadGolden reads a golden file.
