@@ -40,7 +40,6 @@ type benchSource struct {
 	sch  *arrow.Schema
 	name string
 	recs [][]arrow.RecordBatch // per offset, per partition
-	next int                   // the offset LatestOffset offers next
 }
 
 func newBenchSource(name string, triggers int) *benchSource {
