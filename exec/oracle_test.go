@@ -82,16 +82,6 @@ func lateRows(trigs [][][][]any, w []int64, isLate func(r []any, w int64) bool) 
 	return rows, counts
 }
 
-// single turns the per-trigger rows of one input into opRun.triggers form
-// and back.
-func single(trigs [][][][]any) [][][]any {
-	out := make([][][]any, len(trigs))
-	for i, tr := range trigs {
-		out[i] = tr[0]
-	}
-	return out
-}
-
 // acc is the naive accumulator of count(*), count(v), sum(v), min(v),
 // max(v), avg(v) over int64 values.
 type acc struct {
