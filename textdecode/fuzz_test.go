@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -263,10 +264,17 @@ func FuzzCSV(f *testing.F) {
 			var buf bytes.Buffer
 			w := csv.NewWriter(&buf)
 			fields := make([]string, rec.NumCols())
+			lossy := false
 			for c, col := range rec.Columns() {
 				if col.IsValid(0) {
 					fields[c], _, _ = textOf(col)
+					// encoding/csv reads "\r\n" inside quotes as "\n", so
+					// such a value cannot come back from its own CSV.
+					lossy = lossy || strings.Contains(fields[c], "\r\n")
 				}
+			}
+			if lossy {
+				continue
 			}
 			if err := w.Write(fields); err != nil {
 				t.Fatal(err)
