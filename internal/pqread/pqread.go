@@ -31,12 +31,14 @@ import (
 func Read(ctx context.Context, mem memory.Allocator, path, what string, batchRows int64,
 	want func(name string) bool, emit func(rec arrow.RecordBatch, rows int64) error) error {
 	where := strings.TrimSpace(what + " " + path)
-	pf, err := file.OpenParquetFile(path, false)
+	pf, err := guard(where, func() (*file.Reader, error) { return file.OpenParquetFile(path, false) })
 	if err != nil {
 		return fmt.Errorf("%s: open: %w", where, err)
 	}
 	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batchRows}, mem)
+	fr, err := guard(where, func() (*pqarrow.FileReader, error) {
+		return pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batchRows}, mem)
+	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
@@ -55,12 +57,19 @@ func Read(ctx context.Context, mem memory.Allocator, path, what string, batchRow
 		}
 		return nil
 	}
-	rr, err := fr.GetRecordReader(ctx, leaves, nil)
+	rr, err := guard(where, func() (pqarrow.RecordReader, error) { return fr.GetRecordReader(ctx, leaves, nil) })
 	if err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
 	defer rr.Release()
-	for rr.Next() {
+	for {
+		more, err := guard(where, func() (bool, error) { return rr.Next(), nil })
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
 		rec := rr.RecordBatch()
 		if err := emit(rec, rec.NumRows()); err != nil {
 			return err
@@ -85,4 +94,18 @@ func appendLeaves(dst []int, sf pqarrow.SchemaField) []int {
 		dst = appendLeaves(dst, c)
 	}
 	return dst
+}
+
+// guard runs one call into arrow-go's Parquet reader, which panics on some
+// corrupt files (a page header of the wrong kind: a nil DataPageHeader in
+// arrow-go v18.8.0, found by FuzzCheckpointParquet), and turns a panic into
+// an error naming the file. Only the reader's own calls are guarded, so a
+// panic in the caller's emit is not mistaken for a corrupt file.
+func guard[T any](where string, f func() (T, error)) (v T, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: corrupt Parquet file (the reader failed: %v)", where, r)
+		}
+	}()
+	return f()
 }
