@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"github.com/millrace/millrace/internal/arrowgen"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -109,13 +110,13 @@ func genArray(mem memory.Allocator, rng *rand.Rand, dt arrow.DataType, n int, nu
 		case *array.TimestampBuilder:
 			bb.Append(arrow.Timestamp(rng.Int64N(4_000_000_000_000) - 1_000_000_000_000))
 		case *array.Float64Builder:
-			bb.Append(randFloat(rng, small))
+			bb.Append(arrowgen.RandFloat(rng, small))
 		case *array.BooleanBuilder:
 			bb.Append(rng.IntN(2) == 0)
 		case *array.StringBuilder:
-			bb.Append(randString(rng, small))
+			bb.Append(arrowgen.RandString(rng, small))
 		case *array.BinaryBuilder:
-			bb.Append([]byte(randString(rng, small)))
+			bb.Append([]byte(arrowgen.RandString(rng, small)))
 		default:
 			panic("genArray: " + dt.String())
 		}
@@ -126,35 +127,6 @@ func genArray(mem memory.Allocator, rng *rand.Rand, dt arrow.DataType, n int, nu
 	}
 	defer arr.Release()
 	return array.NewSlice(arr, int64(pre), int64(pre+n))
-}
-
-func randFloat(rng *rand.Rand, small bool) float64 {
-	switch rng.IntN(20) {
-	case 0:
-		return math.NaN()
-	case 1:
-		return math.Copysign(0, -1)
-	case 2:
-		return 0
-	case 3:
-		return math.Inf(1 - 2*rng.IntN(2))
-	}
-	if small {
-		return float64(rng.IntN(20)-10) / 2
-	}
-	return rng.NormFloat64() * 1e6
-}
-
-func randString(rng *rand.Rand, small bool) string {
-	if small {
-		return []string{"", "a", "ab", "b", "abc", "Z", "zz", "a\x00b"}[rng.IntN(8)]
-	}
-	n := rng.IntN(40)
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte('a' + rng.IntN(4))
-	}
-	return string(b)
 }
 
 func sameInt32s(t *testing.T, what string, got, want []int32) {

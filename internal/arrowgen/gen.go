@@ -209,19 +209,19 @@ func genFlat(mem memory.Allocator, rng *rand.Rand, dt arrow.DataType, n int, nul
 		case *array.Uint64Builder:
 			bb.Append(uint64(v))
 		case *array.Float16Builder:
-			bb.Append(float16.New(float32(randFloat(rng, small))))
+			bb.Append(float16.New(float32(RandFloat(rng, small))))
 		case *array.Float32Builder:
-			bb.Append(float32(randFloat(rng, small)))
+			bb.Append(float32(RandFloat(rng, small)))
 		case *array.Float64Builder:
-			bb.Append(randFloat(rng, small))
+			bb.Append(RandFloat(rng, small))
 		case *array.StringBuilder:
-			bb.Append(randString(rng, small))
+			bb.Append(RandString(rng, small))
 		case *array.LargeStringBuilder:
-			bb.Append(randString(rng, small))
+			bb.Append(RandString(rng, small))
 		case *array.StringViewBuilder:
-			bb.Append(randString(rng, small) + randString(rng, small)) // some past the 12-byte inline limit
+			bb.Append(RandString(rng, small) + RandString(rng, small)) // some past the 12-byte inline limit
 		case *array.BinaryBuilder: // binary and large binary
-			bb.Append([]byte(randString(rng, small)))
+			bb.Append([]byte(RandString(rng, small)))
 		case *array.FixedSizeBinaryBuilder:
 			w := dt.(*arrow.FixedSizeBinaryType).ByteWidth
 			bb.Append([]byte(fmt.Sprintf("%0*d", w, uint64(v)%uint64(math.Pow10(min(w, 18))))))
@@ -261,7 +261,9 @@ func genFlat(mem memory.Allocator, rng *rand.Rand, dt arrow.DataType, n int, nul
 	return b.NewArray()
 }
 
-func randFloat(rng *rand.Rand, small bool) float64 {
+// RandFloat returns a float64 for random columns: NaN, -0, 0 and ±Inf one
+// time in twenty each, else a small half-integer or a wide normal value.
+func RandFloat(rng *rand.Rand, small bool) float64 {
 	switch rng.IntN(20) {
 	case 0:
 		return math.NaN()
@@ -278,7 +280,10 @@ func randFloat(rng *rand.Rand, small bool) float64 {
 	return rng.NormFloat64() * 1e6
 }
 
-func randString(rng *rand.Rand, small bool) string {
+// RandString returns a string for random columns: from a small set with
+// duplicates (empty, NUL, non-ASCII), or up to 40 letters of a four-letter
+// alphabet.
+func RandString(rng *rand.Rand, small bool) string {
 	if small {
 		return []string{"", "a", "ab", "b", "abc", "Z", "zz", "a\x00b", "é"}[rng.IntN(9)]
 	}
