@@ -2,7 +2,6 @@ package kernels
 
 import (
 	"fmt"
-	"github.com/millrace/millrace/internal/arrowgen"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -10,6 +9,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/millrace/millrace/internal/arrowgen"
 )
 
 // batchSizes are the sizes every kernel is replayed over.
