@@ -1,0 +1,268 @@
+package sql
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/millrace/millrace/plan"
+)
+
+// supported are the functions plan can express, by lower-case name.
+var supported = []string{"avg", "cast", "count", "current_timestamp", "max", "mean", "min", "now", "session_window", "sum", "window"}
+
+// sparkFunctions are Spark functions that Millrace does not have yet: a
+// call names them as unsupported rather than unknown.
+var sparkFunctions = strings.Fields(`abs acos approx_count_distinct array asin atan ceil ceiling coalesce collect_list
+collect_set concat concat_ws cos date_add date_format date_sub date_trunc datediff day dayofmonth dayofweek
+exp first floor from_json from_unixtime get_json_object greatest hash hour if ifnull initcap instr
+last least length lower lpad ltrim md5 minute mod month nullif nvl pow power regexp_extract
+regexp_replace replace round rpad rtrim second sha1 sha2 sign split sqrt startswith struct substr
+substring to_date to_json to_timestamp trim try_cast unix_timestamp upper xxhash64 year`)
+
+func init() { sort.Strings(sparkFunctions) }
+
+// call parses name(args…) and maps it onto plan.
+func (p *parser) call() (plan.Expr, error) {
+	name := p.next()
+	lname := strings.ToLower(name.text)
+	p.next() // (
+	switch lname {
+	case "cast":
+		e, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expectWord("AS"); err != nil {
+			return nil, err
+		}
+		to, err := p.dataType()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expectOp(")"); err != nil {
+			return nil, err
+		}
+		return plan.Cast{E: e, To: to}, nil
+	case "current_timestamp", "now":
+		if err := p.expectOp(")"); err != nil {
+			return nil, err
+		}
+		return plan.CurrentTimestamp{}, nil
+	case "count", "sum", "min", "max", "avg", "mean":
+		return p.aggregate(name, lname)
+	case "window", "session_window":
+		return p.window(name, lname)
+	}
+	i := sort.SearchStrings(sparkFunctions, lname)
+	if i < len(sparkFunctions) && sparkFunctions[i] == lname {
+		return nil, p.errAt(name, "function %s is not supported yet", lname)
+	}
+	return nil, p.errAt(name, "unknown function %s%s", name.text, suggest(lname, append(append([]string{}, supported...), sparkFunctions...)))
+}
+
+func (p *parser) aggregate(name token, lname string) (plan.Expr, error) {
+	if lname == "count" && p.peek().isOp("*") {
+		p.next()
+		if err := p.expectOp(")"); err != nil {
+			return nil, err
+		}
+		return plan.Agg{Func: plan.AggCountAll}, nil
+	}
+	distinct := p.acceptWord("DISTINCT")
+	if distinct && lname != "count" {
+		return nil, p.errAt(p.toks[p.i-1], "%s(DISTINCT …) is not supported yet", lname)
+	}
+	p.acceptWord("ALL")
+	arg, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	if p.peek().isOp(",") {
+		return nil, p.errAt(p.peek(), "%s takes one argument", lname)
+	}
+	if err := p.expectOp(")"); err != nil {
+		return nil, err
+	}
+	if t := p.peek(); t.isWord("FILTER") || t.isWord("OVER") {
+		return nil, p.errAt(t, "%s after an aggregate is not supported yet", strings.ToUpper(t.text))
+	}
+	f := map[string]plan.AggFunc{"count": plan.AggCount, "sum": plan.AggSum, "min": plan.AggMin, "max": plan.AggMax, "avg": plan.AggAvg, "mean": plan.AggAvg}[lname]
+	if distinct {
+		f = plan.AggCountDistinct
+	}
+	return plan.Agg{Func: f, Arg: arg}, nil
+}
+
+// window parses window(time, size[, slide[, start]]) and
+// session_window(time, gap); durations are strings ('10 seconds') or
+// INTERVAL literals.
+func (p *parser) window(name token, lname string) (plan.Expr, error) {
+	t, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	var ds []time.Duration
+	for p.acceptOp(",") {
+		d, err := p.duration()
+		if err != nil {
+			return nil, err
+		}
+		ds = append(ds, d)
+	}
+	if err := p.expectOp(")"); err != nil {
+		return nil, err
+	}
+	if lname == "session_window" {
+		if len(ds) != 1 {
+			return nil, p.errAt(name, "session_window takes a time column and a gap duration")
+		}
+		return plan.Session{Time: t, Gap: ds[0]}, nil
+	}
+	if len(ds) < 1 || len(ds) > 3 {
+		return nil, p.errAt(name, "window takes a time column, a duration, and optionally a slide and a start offset")
+	}
+	w := plan.Window{Time: t, Size: ds[0], Slide: ds[0]}
+	if len(ds) > 1 {
+		w.Slide = ds[1]
+	}
+	if len(ds) > 2 {
+		w.Offset = ds[2]
+	}
+	return w, nil
+}
+
+// duration parses a duration argument: '10 seconds', INTERVAL 10 SECONDS,
+// INTERVAL '10' SECOND, INTERVAL '1 minute 30 seconds'.
+func (p *parser) duration() (time.Duration, error) {
+	t := p.next()
+	switch {
+	case t.kind == tokString:
+		d, ok := parseDuration(t.text)
+		if !ok {
+			return 0, p.errAt(t, "cannot parse %s as a duration (e.g. '10 seconds')", quote(t.text))
+		}
+		return d, nil
+	case t.isWord("INTERVAL"):
+		// Collect number/string and unit pairs.
+		var parts []string
+		for {
+			v := p.peek()
+			if v.kind != tokNumber && v.kind != tokString {
+				break
+			}
+			p.next()
+			parts = append(parts, v.text)
+			if u := p.peek(); u.kind == tokWord && unitOf(u.text) != 0 {
+				p.next()
+				parts = append(parts, u.text)
+			}
+		}
+		if len(parts) == 0 {
+			return 0, p.errAt(p.peek(), "expected an interval value after INTERVAL, found %s", p.peek().describe())
+		}
+		d, ok := parseDuration(strings.Join(parts, " "))
+		if !ok {
+			return 0, p.errAt(t, "cannot parse INTERVAL %s as a duration", strings.Join(parts, " "))
+		}
+		return d, nil
+	}
+	return 0, p.errAt(t, "expected a duration ('10 seconds' or INTERVAL 10 SECONDS), found %s", t.describe())
+}
+
+// unitOf is the length of a Spark interval unit name, or 0.
+func unitOf(u string) time.Duration {
+	u = strings.ToLower(u)
+	switch u {
+	case "us":
+		return time.Microsecond
+	case "ms":
+		return time.Millisecond
+	}
+	switch strings.TrimSuffix(u, "s") {
+	case "microsecond":
+		return time.Microsecond
+	case "millisecond":
+		return time.Millisecond
+	case "second":
+		return time.Second
+	case "minute":
+		return time.Minute
+	case "hour":
+		return time.Hour
+	case "day":
+		return 24 * time.Hour
+	case "week":
+		return 7 * 24 * time.Hour
+	}
+	return 0
+}
+
+// parseDuration reads "[interval] N unit [N unit]…" (units microsecond to
+// week, singular or plural); months and years have no fixed length and
+// are refused, as Spark's window() does.
+func parseDuration(s string) (time.Duration, bool) {
+	f := strings.Fields(s)
+	if len(f) > 0 && strings.EqualFold(f[0], "interval") {
+		f = f[1:]
+	}
+	if len(f) == 0 || len(f)%2 != 0 {
+		return 0, false
+	}
+	var d time.Duration
+	for i := 0; i < len(f); i += 2 {
+		n, err := strconv.ParseInt(f[i], 10, 64)
+		u := unitOf(f[i+1])
+		if err != nil || n < 0 || u == 0 || n > int64(1<<62)/int64(u) {
+			return 0, false
+		}
+		d += time.Duration(n) * u
+		if d < 0 || d > 1<<62 {
+			return 0, false
+		}
+	}
+	return d, true
+}
+
+// suggest returns ` (did you mean "x"?)` for the candidate nearest to
+// name by edit distance, when one is near enough.
+func suggest(name string, candidates []string) string {
+	name = strings.ToLower(name)
+	best, bestD := "", 3
+	if len(name) <= 3 {
+		bestD = 2
+	}
+	for _, c := range candidates {
+		if d := editDistance(name, strings.ToLower(c)); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return ` (did you mean "` + best + `"?)`
+}
+
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 1 << 30
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
