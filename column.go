@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/millrace/millrace/plan"
+	"github.com/millrace/millrace/sql"
 )
 
 // Column is an expression over the columns of a stream: a column reference,
@@ -19,7 +20,21 @@ func Col(name string) Column { return Column{plan.ColumnRef{Name: name}} }
 // Lit is a literal value.
 func Lit(v any) Column { return Column{plan.Literal{Value: v}} }
 
-// Expr returns the logical expression (for tools and a future SQL layer).
+// Expr parses Spark SQL expression text into a Column, as Spark's expr:
+// Expr("price * 0.908 AS euros"), Expr("window(ts, '10 seconds')"),
+// Expr("count(*)"). The grammar and what it maps onto are package sql's
+// (sql.ParseExpr). Text that does not parse gives a Column that makes the
+// stream using it invalid: the error, with line, column and a caret, is
+// the stream's analysis error (Stream.Err, and Start's).
+func Expr(text string) Column {
+	e, err := sql.ParseExpr(text)
+	if err != nil {
+		return Column{plan.Invalid{Text: text, Err: err}}
+	}
+	return Column{e}
+}
+
+// Expr returns the logical expression (for tools and the SQL layer).
 func (c Column) Expr() plan.Expr { return c.e }
 
 func (c Column) String() string { return c.e.String() }

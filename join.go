@@ -1,6 +1,8 @@
 package millrace
 
 import (
+	"fmt"
+
 	"github.com/millrace/millrace/plan"
 	"github.com/millrace/millrace/sources"
 )
@@ -41,6 +43,9 @@ func (s *Stream) Join(other *Stream, cond Column, how JoinType) *Stream {
 	}
 	if other.err != nil {
 		return other
+	}
+	if err := invalid(cond); err != nil {
+		return s.then(nil, fmt.Errorf("join: %w", err))
 	}
 	return s.then(plan.NewJoin(s.node, other.node, cond.e, how))
 }

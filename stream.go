@@ -3,6 +3,7 @@ package millrace
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -68,12 +69,48 @@ func exprs(cols []Column) []plan.Expr {
 	return out
 }
 
+// invalid returns the error of the first column that could not be built
+// (Expr text that does not parse), or nil.
+func invalid(cols ...Column) error {
+	for _, c := range cols {
+		if err := plan.FirstInvalid(c.e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Select computes a new set of columns.
 func (s *Stream) Select(cols ...Column) *Stream {
 	if s.err != nil {
 		return s
 	}
+	if err := invalid(cols...); err != nil {
+		return s.then(nil, fmt.Errorf("select: %w", err))
+	}
 	return s.then(plan.NewProject(s.node, exprs(cols)))
+}
+
+// SelectExpr is Select over Spark SQL expression texts, as Spark's
+// selectExpr: SelectExpr("auction", "price * 0.908 AS euros"). A text "*"
+// stands for all the columns of the stream. A text that does not parse
+// makes the stream invalid, with the error (line, column and a caret) kept
+// for Start, as every analysis error is.
+func (s *Stream) SelectExpr(texts ...string) *Stream {
+	if s.err != nil {
+		return s
+	}
+	var cols []Column
+	for _, t := range texts {
+		if strings.TrimSpace(t) == "*" {
+			for _, f := range s.node.Schema().Fields() {
+				cols = append(cols, Col(f.Name))
+			}
+			continue
+		}
+		cols = append(cols, Expr(t))
+	}
+	return s.Select(cols...)
 }
 
 // SelectCols selects columns by name.
@@ -90,6 +127,9 @@ func (s *Stream) Filter(cond Column) *Stream {
 	if s.err != nil {
 		return s
 	}
+	if err := invalid(cond); err != nil {
+		return s.then(nil, fmt.Errorf("filter: %w", err))
+	}
 	return s.then(plan.NewFilter(s.node, cond.e))
 }
 
@@ -100,6 +140,9 @@ func (s *Stream) Where(cond Column) *Stream { return s.Filter(cond) }
 func (s *Stream) WithColumn(name string, c Column) *Stream {
 	if s.err != nil {
 		return s
+	}
+	if err := invalid(c); err != nil {
+		return s.then(nil, fmt.Errorf("withColumn %s: %w", name, err))
 	}
 	var cols []plan.Expr
 	replaced := false
@@ -193,6 +236,12 @@ type GroupedStream struct {
 func (g *GroupedStream) Agg(aggs ...Column) *Stream {
 	if g.s.err != nil {
 		return g.s
+	}
+	if err := invalid(g.keys...); err != nil {
+		return g.s.then(nil, fmt.Errorf("groupBy: %w", err))
+	}
+	if err := invalid(aggs...); err != nil {
+		return g.s.then(nil, fmt.Errorf("agg: %w", err))
 	}
 	return g.s.then(plan.NewAggregate(g.s.node, exprs(g.keys), exprs(aggs)))
 }

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -107,6 +108,17 @@ type CurrentTimestamp struct{}
 
 func (CurrentTimestamp) String() string { return "current_timestamp()" }
 
+// Invalid stands for an expression that could not be built, such as SQL
+// expression text that does not parse: Text is what was given, Err why it
+// failed. Analysis reports Err wherever the expression is used, so that
+// the error surfaces where other analysis errors do.
+type Invalid struct {
+	Text string
+	Err  error
+}
+
+func (i Invalid) String() string { return "expr(" + strconv.Quote(i.Text) + ")" }
+
 // AggFunc is an aggregate function.
 type AggFunc int
 
@@ -143,6 +155,7 @@ func (Window) isExpr()           {}
 func (Agg) isExpr()              {}
 func (Session) isExpr()          {}
 func (CurrentTimestamp) isExpr() {}
+func (Invalid) isExpr()          {}
 
 func (c ColumnRef) String() string { return c.Name }
 
@@ -218,6 +231,17 @@ func Unalias(e Expr) Expr {
 		return a.E
 	}
 	return e
+}
+
+// FirstInvalid returns the error of the first Invalid in e, or nil.
+func FirstInvalid(e Expr) error {
+	var err error
+	Walk(e, func(x Expr) {
+		if i, ok := x.(Invalid); ok && err == nil {
+			err = fmt.Errorf("%s: %w", i, i.Err)
+		}
+	})
+	return err
 }
 
 // Walk calls fn on e and every sub-expression, depth first.

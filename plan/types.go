@@ -148,6 +148,8 @@ func TypeOf(e Expr, s *arrow.Schema) (arrow.DataType, error) {
 		return WindowType, nil
 	case Agg:
 		return aggType(e, s)
+	case Invalid:
+		return nil, e.Err
 	}
 	return nil, fmt.Errorf("unknown expression %T", e)
 }
