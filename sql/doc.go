@@ -1,7 +1,17 @@
-// Package sql is Millrace's Spark SQL front end. Today it parses Spark SQL
+// Package sql is Millrace's Spark SQL front end. It parses Spark SQL
 // expression text (what Spark's expr and selectExpr take) into plan
-// expressions: ParseExpr. Statements (SELECT, DDL, INSERT INTO) are to come
-// (issue 13).
+// expressions, ParseExpr, and queries into an AST, ParseQuery:
+//
+//	SELECT [DISTINCT] item, … FROM view-or-(query) [[AS] alias]
+//	  [WHERE e] [GROUP BY e, …] [HAVING e]
+//	[UNION ALL …]
+//
+// where an item is * or an expression with an optional alias. The AST
+// (Select, Union, Table, Subquery) keeps the byte offset of its parts, so
+// that the planner (millrace.Session.SQL, which maps it onto the builder
+// API) positions its errors with ErrorAt and suggests names with Suggest.
+// Joins, ORDER BY, LIMIT, WITH, UNION without ALL and DDL are refused at
+// their position; DDL and INSERT INTO are to come (issue 13).
 //
 // The parser is our own: a hand-written lexer and a precedence-climbing
 // (Pratt) parser for Spark's expression grammar, chosen over the Go SQL

@@ -52,7 +52,7 @@ func (t token) isWord(w string) bool { return t.kind == tokWord && strings.Equal
 func (t token) isOp(op string) bool { return t.kind == tokOp && t.text == op }
 
 // operators, longest first so that the lexer takes the longest match.
-var operators = []string{"<=>", "<>", "!=", "<=", ">=", "==", "||", "::", "=", "<", ">", "+", "-", "*", "/", "%", "(", ")", ",", ".", "!", "~", "&", "|", "^", "[", "]", ":"}
+var operators = []string{"<=>", "<>", "!=", "<=", ">=", "==", "||", "::", "=", "<", ">", "+", "-", "*", "/", "%", "(", ")", ",", ";", ".", "!", "~", "&", "|", "^", "[", "]", ":"}
 
 // lex splits text into tokens, ending with tokEOF.
 func lex(text string) ([]token, error) {

@@ -1,0 +1,385 @@
+package millrace
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/millrace/millrace/plan"
+	"github.com/millrace/millrace/sql"
+)
+
+// Session is a catalog of streams registered by name, which SQL queries
+// read: Spark's SparkSession with its temporary views. It is safe for
+// concurrent use.
+type Session struct {
+	mu    sync.Mutex
+	views map[string]*Stream // by lower-case name
+	names map[string]string  // lower-case name → name as registered
+}
+
+// NewSession returns a Session with no views.
+func NewSession() *Session {
+	return &Session{views: map[string]*Stream{}, names: map[string]string{}}
+}
+
+// CreateTempView registers s under name for SQL queries, replacing a view
+// of the same name (Spark's createOrReplaceTempView). Names are
+// case-insensitive, as Spark's. The stream is used as it is: declare its
+// watermark with WithWatermark before registering it.
+func (se *Session) CreateTempView(name string, s *Stream) {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	se.views[strings.ToLower(name)] = s
+	se.names[strings.ToLower(name)] = name
+}
+
+// SQL plans a Spark SQL query over the session's views and returns it as a
+// Stream, which the builder API continues (Filter, WriteStream …) as any
+// other. The query is SELECT [DISTINCT] items FROM view-or-(subquery)
+// [WHERE e] [GROUP BY e, …] [HAVING e], joined by UNION ALL; package sql
+// has the grammar. It maps onto the builder: WHERE is Filter, the select
+// list Select, GROUP BY GroupBy(...).Agg(...) (window(...) keys included),
+// HAVING a Filter after the aggregation, and DISTINCT DropDuplicates over
+// all the selected columns, as Spark plans a streaming DISTINCT.
+//
+// A syntax error, an unknown view (with the nearest registered name) or an
+// analysis error (an unknown column, a type error …) is returned here,
+// before the query starts; syntax errors and unknown views are *sql.Error,
+// with line, column and a caret.
+func (se *Session) SQL(ctx context.Context, text string) (*Stream, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	q, err := sql.ParseQuery(text)
+	if err != nil {
+		return nil, fmt.Errorf("sql: %w", err)
+	}
+	s, err := (&sqlPlanner{se: se, text: text}).query(q)
+	if err != nil {
+		return nil, fmt.Errorf("sql: %w", err)
+	}
+	if s.err != nil {
+		return nil, fmt.Errorf("sql: %w", s.err)
+	}
+	return s, nil
+}
+
+type sqlPlanner struct {
+	se   *Session
+	text string
+	// read holds the scans of the views read so far, with the offset of
+	// the first FROM that read them.
+	read map[*plan.Scan]int
+}
+
+func (pl *sqlPlanner) view(t *sql.Table) (*Stream, error) {
+	pl.se.mu.Lock()
+	defer pl.se.mu.Unlock()
+	if s, ok := pl.se.views[strings.ToLower(t.Name)]; ok {
+		if s.err != nil {
+			return s, nil
+		}
+		// The engine runs each source once per query: a second reading of
+		// it (a self-union) is refused rather than given wrong rows.
+		if pl.read == nil {
+			pl.read = map[*plan.Scan]int{}
+		}
+		scans := plan.Scans(s.node)
+		for _, sc := range scans {
+			if first, ok := pl.read[sc]; ok {
+				e := sql.ErrorAt(pl.text, first, "")
+				return nil, sql.ErrorAt(pl.text, t.At, fmt.Sprintf("view %q reads source %s, which this query already reads (at %d:%d); reading a source twice in one query is not supported yet: register a second source as another view",
+					t.Name, sc.Source.Name(), e.Line, e.Column))
+			}
+		}
+		for _, sc := range scans {
+			pl.read[sc] = t.At
+		}
+		return s, nil
+	}
+	names := make([]string, 0, len(pl.se.names))
+	for _, n := range pl.se.names {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return nil, sql.ErrorAt(pl.text, t.At, fmt.Sprintf("view %q not found%s", t.Name, sql.Suggest(t.Name, names)))
+}
+
+func (pl *sqlPlanner) query(q sql.Query) (*Stream, error) {
+	switch q := q.(type) {
+	case *sql.Union:
+		var ins []*Stream
+		for _, in := range q.Inputs {
+			s, err := pl.query(in)
+			if err != nil {
+				return nil, err
+			}
+			ins = append(ins, s)
+		}
+		return ins[0].Union(ins[1:]...), nil
+	case *sql.Select:
+		return pl.selectStmt(q)
+	}
+	return nil, fmt.Errorf("query %T not supported", q)
+}
+
+func (pl *sqlPlanner) selectStmt(q *sql.Select) (*Stream, error) {
+	var s *Stream
+	switch f := q.From.(type) {
+	case *sql.Table:
+		v, err := pl.view(f)
+		if err != nil {
+			return nil, err
+		}
+		s = v
+	case *sql.Subquery:
+		v, err := pl.query(f.Query)
+		if err != nil {
+			return nil, err
+		}
+		s = v
+	}
+	if s.err != nil {
+		return s, nil
+	}
+	if q.Where != nil {
+		if hasAgg(q.Where) {
+			return nil, fmt.Errorf("where %s: aggregate functions are not allowed in WHERE; use HAVING", q.Where)
+		}
+		s = s.Filter(Column{q.Where})
+	}
+	aggregating := len(q.GroupBy) > 0 || q.Having != nil
+	for _, it := range q.Items {
+		if !it.Star && hasAgg(it.Expr) {
+			aggregating = true
+		}
+	}
+	if aggregating {
+		var err error
+		if s, err = pl.aggregate(s, q); err != nil {
+			return nil, err
+		}
+	} else if !(len(q.Items) == 1 && q.Items[0].Star) {
+		var cols []Column
+		for _, it := range q.Items {
+			if it.Star {
+				if s.err != nil {
+					return s, nil
+				}
+				for _, f := range s.Schema().Fields() {
+					cols = append(cols, Col(f.Name))
+				}
+				continue
+			}
+			cols = append(cols, Column{it.Expr})
+		}
+		s = s.Select(cols...)
+	}
+	if q.Distinct {
+		s = s.DropDuplicates()
+	}
+	return s, nil
+}
+
+// aggregate plans GROUP BY, the select list and HAVING: the aggregate
+// functions of the select list and of HAVING become the Agg of a
+// GroupBy(keys).Agg(...), HAVING a Filter over its output, and the select
+// list a Select over it, left out when it would select the aggregation's
+// output as it is.
+func (pl *sqlPlanner) aggregate(s *Stream, q *sql.Select) (*Stream, error) {
+	if s.err != nil {
+		return s, nil
+	}
+	in := s.Schema()
+	r := &aggRewriter{}
+	for _, g := range q.GroupBy {
+		k := plan.Unalias(g.Expr)
+		// Spark's GROUP BY 2 (a position in the select list) and GROUP BY
+		// alias (of a select item, when no input column has that name).
+		switch x := k.(type) {
+		case plan.Literal:
+			n, ok := x.Value.(int32)
+			if !ok {
+				break
+			}
+			if n < 1 || int(n) > len(q.Items) {
+				return nil, sql.ErrorAt(pl.text, g.Pos, fmt.Sprintf("GROUP BY position %d is not in the select list (1 to %d)", n, len(q.Items)))
+			}
+			it := q.Items[n-1]
+			if it.Star {
+				return nil, sql.ErrorAt(pl.text, g.Pos, fmt.Sprintf("GROUP BY position %d is a *", n))
+			}
+			k = plan.Unalias(it.Expr)
+		case plan.ColumnRef:
+			if in.FieldIndices(x.Name) != nil {
+				break
+			}
+			for _, it := range q.Items {
+				if a, ok := it.Expr.(plan.Alias); ok && strings.EqualFold(a.Name, x.Name) {
+					k = a.E
+					break
+				}
+			}
+		}
+		if hasAgg(k) {
+			return nil, sql.ErrorAt(pl.text, g.Pos, fmt.Sprintf("aggregate functions cannot be GROUP BY keys: %s", k))
+		}
+		r.keys = append(r.keys, k)
+		r.keyNames = append(r.keyNames, plan.OutputName(k))
+	}
+	var proj []plan.Expr
+	for _, it := range q.Items {
+		if it.Star {
+			return nil, sql.ErrorAt(pl.text, it.Pos, "SELECT * is not allowed with GROUP BY or aggregate functions")
+		}
+		name := plan.OutputName(it.Expr)
+		e := plan.Unalias(it.Expr)
+		var out plan.Expr
+		if a, ok := e.(plan.Agg); ok {
+			out = plan.ColumnRef{Name: r.addAgg(a, name)}
+		} else {
+			out = r.rewrite(e)
+		}
+		if r.err != nil {
+			return nil, r.err
+		}
+		if c, ok := out.(plan.ColumnRef); !ok || c.Name != name {
+			out = plan.Alias{E: out, Name: name}
+		}
+		proj = append(proj, out)
+	}
+	var having plan.Expr
+	if q.Having != nil {
+		having = r.rewrite(q.Having)
+		if r.err != nil {
+			return nil, fmt.Errorf("having: %w", r.err)
+		}
+	}
+	if len(r.aggs) == 0 {
+		// GROUP BY without aggregate functions: Spark groups, yielding the
+		// distinct keys. plan's Aggregate needs one; count and drop it.
+		r.addAgg(plan.Agg{Func: plan.AggCountAll}, "")
+	}
+	keys := make([]Column, len(r.keys))
+	for i, k := range r.keys {
+		keys[i] = Column{k}
+	}
+	aggs := make([]Column, len(r.aggs))
+	for i, a := range r.aggs {
+		aggs[i] = Column{plan.Alias{E: a, Name: r.aggNames[i]}}
+	}
+	s = s.GroupBy(keys...).Agg(aggs...)
+	if s.err != nil {
+		return s, nil
+	}
+	if having != nil {
+		s = s.Filter(Column{having})
+	}
+	if s.err != nil {
+		return s, nil
+	}
+	fields := s.Schema().Fields()
+	identity := len(proj) == len(fields)
+	for i := 0; identity && i < len(proj); i++ {
+		identity = reflect.DeepEqual(proj[i], plan.ColumnRef{Name: fields[i].Name})
+	}
+	if identity {
+		return s, nil
+	}
+	cols := make([]Column, len(proj))
+	for i, e := range proj {
+		cols[i] = Column{e}
+	}
+	return s.Select(cols...), nil
+}
+
+func hasAgg(e plan.Expr) bool {
+	found := false
+	plan.Walk(e, func(x plan.Expr) {
+		if _, ok := x.(plan.Agg); ok {
+			found = true
+		}
+	})
+	return found
+}
+
+// aggRewriter rewrites expressions over the input of an aggregation into
+// expressions over its output: a sub-expression equal to a key becomes a
+// reference to the key's column, an aggregate function a reference to the
+// column that computes it.
+type aggRewriter struct {
+	keys     []plan.Expr
+	keyNames []string
+	aggs     []plan.Agg
+	aggNames []string
+	err      error
+}
+
+// addAgg returns the output column of aggregate a, adding it under name
+// (or a hidden name when name is "") unless it is there already.
+func (r *aggRewriter) addAgg(a plan.Agg, name string) string {
+	for i, b := range r.aggs {
+		if reflect.DeepEqual(a, b) && (name == "" || name == r.aggNames[i]) {
+			return r.aggNames[i]
+		}
+	}
+	if name == "" {
+		name = fmt.Sprintf("__agg%d", len(r.aggs))
+	}
+	r.aggs = append(r.aggs, a)
+	r.aggNames = append(r.aggNames, name)
+	return name
+}
+
+func (r *aggRewriter) rewrite(e plan.Expr) plan.Expr {
+	for i, k := range r.keys {
+		if reflect.DeepEqual(e, k) {
+			return plan.ColumnRef{Name: r.keyNames[i]}
+		}
+	}
+	switch x := e.(type) {
+	case plan.Agg:
+		if x.Arg != nil && hasAgg(x.Arg) {
+			r.fail(fmt.Errorf("%s: aggregate functions cannot be nested", x))
+		}
+		return plan.ColumnRef{Name: r.addAgg(x, "")}
+	case plan.Alias:
+		return plan.Alias{E: r.rewrite(x.E), Name: x.Name}
+	case plan.Binary:
+		return plan.Binary{Op: x.Op, L: r.rewrite(x.L), R: r.rewrite(x.R)}
+	case plan.Not:
+		return plan.Not{E: r.rewrite(x.E)}
+	case plan.Neg:
+		return plan.Neg{E: r.rewrite(x.E)}
+	case plan.IsNull:
+		return plan.IsNull{E: r.rewrite(x.E), Negated: x.Negated}
+	case plan.Cast:
+		return plan.Cast{E: r.rewrite(x.E), To: x.To}
+	case plan.ColumnRef:
+		r.fail(fmt.Errorf("column %q is neither in GROUP BY nor inside an aggregate function", x.Name))
+		return e
+	}
+	// Literals, current_timestamp(), and expressions this rewriter does
+	// not know: kept only when they read no column.
+	reads := false
+	plan.Walk(e, func(y plan.Expr) {
+		switch y.(type) {
+		case plan.ColumnRef, plan.Agg:
+			reads = true
+		}
+	})
+	if reads {
+		r.fail(fmt.Errorf("%s is neither a GROUP BY key nor computed from keys and aggregate functions", e))
+	}
+	return e
+}
+
+func (r *aggRewriter) fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+}
