@@ -203,7 +203,7 @@ func (q *compiled) compileChain(ctx context.Context, n plan.Node, chains map[int
 	switch n := n.(type) {
 	case *plan.Scan:
 		if _, dup := chains[n.Index]; dup {
-			return nil, fmt.Errorf("a union of a stream with itself is not supported (%s)", n.Source.Name())
+			return nil, q.selfUnion(n.Index)
 		}
 		chains[n.Index] = nil
 		return nil, nil
@@ -231,10 +231,7 @@ func (q *compiled) compileChain(ctx context.Context, n plan.Node, chains map[int
 			*post = append(*post, o)
 			return stateNode, nil
 		}
-		for k, c := range below {
-			chains[k] = append(c, o)
-		}
-		return nil, nil
+		return nil, q.mergeChains(chains, below, o)
 	case *plan.Union:
 		for _, in := range n.Inputs {
 			a, err := q.compileChain(ctx, in, chains, post)
@@ -285,10 +282,34 @@ func (q *compiled) compileChain(ctx context.Context, n plan.Node, chains map[int
 		*post = append(*post, o)
 		return stateNode, nil
 	}
+	return nil, q.mergeChains(chains, below, o)
+}
+
+// mergeChains appends o to the chains of the scans below it and adds them
+// to chains. A scan already there is read by another branch of a union:
+// each scan has one chain, so the second branch would replace the first's
+// rows (a self-union returned one branch's rows); refuse it.
+func (q *compiled) mergeChains(chains, below map[int]chain, o op) error {
+	for k := range below {
+		if _, dup := chains[k]; dup {
+			return q.selfUnion(k)
+		}
+	}
 	for k, c := range below {
 		chains[k] = append(c, o)
 	}
-	return nil, nil
+	return nil
+}
+
+// selfUnion is the error for a union that reads scan k in two branches.
+func (q *compiled) selfUnion(k int) error {
+	name := fmt.Sprint(k)
+	for _, s := range q.scans {
+		if s.Index == k {
+			name = s.Source.Name()
+		}
+	}
+	return fmt.Errorf("a union of a stream with itself (source %s in two branches) is not supported yet", name)
 }
 
 // noWatermark is the watermark before any event time was seen: the epoch,
