@@ -14,8 +14,25 @@ import (
 // time.Time, nil).
 type Column struct{ e plan.Expr }
 
-// Col refers to the column called name.
-func Col(name string) Column { return Column{plan.ColumnRef{Name: name}} }
+// Col refers to the column called name. As in Spark's col(), a dotted name
+// reaches into structs: Col("window.start") is field start of column
+// window (GetField). A column whose name holds a dot is backquoted:
+// Col("`a.b`"); a backquote inside backquotes is doubled.
+func Col(name string) Column {
+	parts, err := plan.ParseColumnName(name)
+	if err != nil {
+		return Column{plan.Invalid{Text: name, Err: err}}
+	}
+	var e plan.Expr = plan.ColumnRef{Name: parts[0]}
+	for _, f := range parts[1:] {
+		e = plan.GetField{E: e, Name: f}
+	}
+	return Column{e}
+}
+
+// GetField is field name of the struct column c (Spark's getField): the
+// name is taken as is, dots included.
+func (c Column) GetField(name string) Column { return Column{plan.GetField{E: c.e, Name: name}} }
 
 // Lit is a literal value.
 func Lit(v any) Column { return Column{plan.Literal{Value: v}} }

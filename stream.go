@@ -104,7 +104,7 @@ func (s *Stream) SelectExpr(texts ...string) *Stream {
 	for _, t := range texts {
 		if strings.TrimSpace(t) == "*" {
 			for _, f := range s.node.Schema().Fields() {
-				cols = append(cols, Col(f.Name))
+				cols = append(cols, Column{plan.ColumnRef{Name: f.Name}})
 			}
 			continue
 		}

@@ -56,6 +56,16 @@ func compileExpr(e plan.Expr, s *arrow.Schema) (evaluator, error) {
 		return colEval{idx: idx}, nil
 	case plan.Literal:
 		return litEval{v: plan.NormalizeLiteral(e.Value), typ: typ}, nil
+	case plan.GetField:
+		idx, _, err := plan.StructField(e, s)
+		if err != nil {
+			return nil, err
+		}
+		in, err := compileExpr(e.E, s)
+		if err != nil {
+			return nil, err
+		}
+		return getFieldEval{in: in, idx: idx}, nil
 	case plan.Binary:
 		return compileBinary(e, s, typ)
 	case plan.Not:

@@ -1,7 +1,8 @@
 // Package plan holds the logical plan of a streaming query: a plain,
 // printable tree of nodes (Scan, Filter, Project, Watermark, Aggregate, Union)
 // over expressions (column references, literals, arithmetic, comparisons,
-// boolean logic, casts, window functions, aggregate functions).
+// boolean logic, casts, struct field access, window functions, aggregate
+// functions).
 //
 // The tree is the one target of the Go API in the root package today and of
 // a SQL front end later, so it knows nothing about the builder that made it

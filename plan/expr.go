@@ -19,6 +19,18 @@ type Expr interface {
 // ColumnRef names a column of the input.
 type ColumnRef struct{ Name string }
 
+// GetField is field Name of the struct value E: window.start. Spark's
+// GetStructField; its output name is the field name. Over a ColumnRef it
+// is how `a.b` is written in SQL and in Col("a.b"): Spark resolves a dotted
+// name as a column a and its field b, never as a column named "a.b", which
+// must be backquoted (Col("`a.b`")). A SQL front end that has table
+// qualifiers resolves GetField{ColumnRef{t}, c} as column c of table t first,
+// as Spark does.
+type GetField struct {
+	E    Expr
+	Name string
+}
+
 // Literal is a constant: nil, bool, int32, int64, float64, string or
 // time.Time (a timestamp).
 type Literal struct{ Value any }
@@ -156,8 +168,65 @@ func (Agg) isExpr()              {}
 func (Session) isExpr()          {}
 func (CurrentTimestamp) isExpr() {}
 func (Invalid) isExpr()          {}
+func (GetField) isExpr()         {}
 
 func (c ColumnRef) String() string { return c.Name }
+
+func (g GetField) String() string { return g.E.String() + "." + QuoteName(g.Name) }
+
+// QuoteName backquotes a name that would not read back as one name part
+// (it holds a dot, a backquote or a space, or is empty).
+func QuoteName(n string) string {
+	if n != "" && !strings.ContainsAny(n, ".` ()") {
+		return n
+	}
+	return "`" + strings.ReplaceAll(n, "`", "``") + "`"
+}
+
+// ParseColumnName splits a column name as Spark's col() does: on dots,
+// except inside backquotes, where a doubled backquote stands for one:
+// "window.start" is [window start], "`a.b`.c" is [a.b c].
+func ParseColumnName(name string) ([]string, error) {
+	var parts []string
+	var cur strings.Builder
+	inQuote, quoted := false, false
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case inQuote && c == '`' && i+1 < len(name) && name[i+1] == '`':
+			cur.WriteByte('`')
+			i++
+		case inQuote && c == '`':
+			inQuote = false
+		case inQuote:
+			cur.WriteByte(c)
+		case c == '`':
+			if cur.Len() > 0 {
+				return nil, fmt.Errorf("column name %q: a backquote may only start a name part", name)
+			}
+			inQuote, quoted = true, true
+		case c == '.':
+			if cur.Len() == 0 && !quoted {
+				return nil, fmt.Errorf("column name %q: empty name part", name)
+			}
+			parts = append(parts, cur.String())
+			cur.Reset()
+			quoted = false
+		default:
+			if quoted {
+				return nil, fmt.Errorf("column name %q: text after a closing backquote", name)
+			}
+			cur.WriteByte(c)
+		}
+	}
+	if inQuote {
+		return nil, fmt.Errorf("column name %q: unclosed backquote", name)
+	}
+	if cur.Len() == 0 && !quoted {
+		return nil, fmt.Errorf("column name %q: empty name part", name)
+	}
+	return append(parts, cur.String()), nil
+}
 
 func (l Literal) String() string {
 	switch v := l.Value.(type) {
@@ -216,6 +285,8 @@ func OutputName(e Expr) string {
 		return e.Name
 	case ColumnRef:
 		return e.Name
+	case GetField:
+		return e.Name
 	case Window:
 		return "window"
 	case Session:
@@ -260,6 +331,8 @@ func Walk(e Expr, fn func(Expr)) {
 	case Cast:
 		Walk(e.E, fn)
 	case Alias:
+		Walk(e.E, fn)
+	case GetField:
 		Walk(e.E, fn)
 	case Window:
 		Walk(e.Time, fn)

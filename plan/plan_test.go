@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"github.com/millrace/millrace/internal/testutil"
 	"strings"
 	"testing"
@@ -112,5 +113,21 @@ func TestNodesAnalyzeAndExplain(t *testing.T) {
 	}
 	if strings.Index(ex, "Filter") > strings.Index(ex, "Scan") {
 		t.Fatalf("explain out of order:\n%s", ex)
+	}
+}
+
+func TestParseColumnName(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"a", "[a]"}, {"window.start", "[window start]"}, {"`a.b`", "[a.b]"}, {"`a.b`.c", "[a.b c]"},
+		{"`a``b`", "[a`b]"}, {"``", "[]"}, {"a.", "error"}, {".a", "error"}, {"`a", "error"}, {"`a`b", "error"}, {"a`b`", "error"},
+	} {
+		parts, err := ParseColumnName(c.in)
+		got := fmt.Sprint(parts)
+		if err != nil {
+			got = "error"
+		}
+		if got != c.want {
+			t.Errorf("ParseColumnName(%q) = %s (%v), want %s", c.in, got, err, c.want)
+		}
 	}
 }

@@ -136,6 +136,8 @@ func substitute(e Expr, p *Project) (Expr, bool) {
 			return IsNull{E: rewrite(e.E), Negated: e.Negated}
 		case Cast:
 			return Cast{E: rewrite(e.E), To: e.To}
+		case GetField:
+			return GetField{E: rewrite(e.E), Name: e.Name}
 		case Literal:
 			return e
 		}
@@ -152,7 +154,7 @@ func plainRowFunction(e Expr) bool {
 	plain := true
 	Walk(e, func(x Expr) {
 		switch x.(type) {
-		case ColumnRef, Literal, Binary, Not, Neg, IsNull, Cast:
+		case ColumnRef, Literal, Binary, Not, Neg, IsNull, Cast, GetField:
 		default:
 			plain = false
 		}

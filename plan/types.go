@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -82,6 +83,12 @@ func TypeOf(e Expr, s *arrow.Schema) (arrow.DataType, error) {
 			return nil, err
 		}
 		return s.Field(i).Type, nil
+	case GetField:
+		_, f, err := StructField(e, s)
+		if err != nil {
+			return nil, err
+		}
+		return f.Type, nil
 	case Literal:
 		return LiteralType(e.Value)
 	case Alias:
@@ -231,4 +238,29 @@ func aggType(e Agg, s *arrow.Schema) (arrow.DataType, error) {
 		}
 		return nil, fmt.Errorf("%s(%s): needs a number or timestamp, got %s", e.Func, e.Arg, columnar.TypeName(t))
 	}
+}
+
+// StructField resolves a GetField: the index and field of e.Name in the
+// struct type of e.E.
+func StructField(e GetField, s *arrow.Schema) (int, arrow.Field, error) {
+	t, err := TypeOf(e.E, s)
+	if err != nil {
+		return 0, arrow.Field{}, err
+	}
+	st, ok := t.(*arrow.StructType)
+	if !ok {
+		return 0, arrow.Field{}, fmt.Errorf("cannot access field %s of %s: it is %s, not a struct", e.Name, e.E, columnar.TypeName(t))
+	}
+	idx := st.FieldIndices(e.Name)
+	switch len(idx) {
+	case 1:
+		return idx[0], st.Field(idx[0]), nil
+	case 0:
+		names := make([]string, st.NumFields())
+		for i, f := range st.Fields() {
+			names[i] = f.Name
+		}
+		return 0, arrow.Field{}, fmt.Errorf("no field %s in %s; its fields are [%s]", e.Name, e.E, strings.Join(names, ", "))
+	}
+	return 0, arrow.Field{}, fmt.Errorf("field %s of %s is ambiguous: %d fields have that name", e.Name, e.E, len(idx))
 }

@@ -29,8 +29,12 @@
 //	unary - + ~
 //	postfix :: (cast), primary
 //
+// A dotted name is a struct field access (window.start, `window`.`end`:
+// plan.GetField over the column), as Spark resolves it when no table
+// qualifier matches; a name holding a dot is backquoted (`a.b`).
+//
 // Syntax that Spark accepts but plan cannot express yet (CASE, LIKE,
-// string functions, struct field access …) parses as far as needed to
+// string functions …) parses as far as needed to
 // name it, and is refused with an Error at its position; nothing is
 // silently approximated, except that Spark's decimal literals (1.5) become
 // doubles, plan having no decimal type.

@@ -418,7 +418,12 @@ func (p *parser) postfix() (plan.Expr, error) {
 			}
 			e = plan.Cast{E: e, To: to}
 		case t.isOp("."):
-			return nil, p.errAt(t, "field access (.) on an expression is not supported yet")
+			p.next()
+			n := p.next()
+			if n.kind != tokWord && n.kind != tokQuoted {
+				return nil, p.errAt(n, "expected a field name after '.', found %s", n.describe())
+			}
+			e = plan.GetField{E: e, Name: n.text}
 		case t.isOp("["):
 			return nil, p.errAt(t, "subscripts ([]) are not supported yet")
 		default:
@@ -494,16 +499,10 @@ func (p *parser) primary() (plan.Expr, error) {
 	return p.columnRef()
 }
 
-// columnRef is a name, possibly qualified (a.b), which plan cannot
-// resolve yet: a qualified name is refused.
+// columnRef is a column name. A dotted name (a.b) is a field access that
+// postfix parses: plan.GetField over the column, as Spark resolves it.
 func (p *parser) columnRef() (plan.Expr, error) {
 	t := p.next()
-	if d := p.peek(); d.isOp(".") {
-		if n := p.peekAt(1); n.kind == tokWord || n.kind == tokQuoted {
-			return nil, p.errAt(t, "qualified names and struct fields (%s.%s) are not supported yet", t.text, n.text)
-		}
-		return nil, p.errAt(p.peekAt(1), "expected a name after '.', found %s", p.peekAt(1).describe())
-	}
 	return plan.ColumnRef{Name: t.text}, nil
 }
 

@@ -1,0 +1,162 @@
+package exec
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace/internal/testutil"
+	"github.com/millrace/millrace/plan"
+)
+
+var exprStructType = arrow.StructOf(
+	arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	arrow.Field{Name: "y", Type: arrow.BinaryTypes.String, Nullable: true},
+)
+
+// exprTestBatch is a batch of n rows, sliced, with nulls in every column:
+// i32, i64, f, s, b, and st struct<x int64, y string> whose parent and
+// children are null independently.
+func exprTestBatch(mem memory.Allocator, rng *rand.Rand, n int) arrow.RecordBatch {
+	fields := []arrow.Field{
+		{Name: "i32", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+		{Name: "i64", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "f", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "b", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+		{Name: "st", Type: exprStructType, Nullable: true},
+	}
+	var cols []arrow.Array
+	for _, f := range fields[:5] {
+		cols = append(cols, testutil.GenColumn(mem, rng, f.Type, n, 9, 0.2, true))
+	}
+	sb := array.NewStructBuilder(mem, exprStructType)
+	defer sb.Release()
+	for i := 0; i < n+4; i++ {
+		if rng.IntN(5) == 0 {
+			sb.AppendNull()
+			continue
+		}
+		sb.Append(true)
+		if rng.IntN(5) == 0 {
+			sb.FieldBuilder(0).AppendNull()
+		} else {
+			sb.FieldBuilder(0).(*array.Int64Builder).Append(int64(rng.IntN(9)))
+		}
+		if rng.IntN(5) == 0 {
+			sb.FieldBuilder(1).AppendNull()
+		} else {
+			sb.FieldBuilder(1).(*array.StringBuilder).Append(fmt.Sprintf("y%d", rng.IntN(9)))
+		}
+	}
+	whole := sb.NewArray()
+	cols = append(cols, array.NewSlice(whole, 2, int64(n+2)))
+	whole.Release()
+	defer testutil.ReleaseAll(cols)
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(n))
+}
+
+// rowOf returns the row's values by column name, as testutil.Value gives
+// them (structs as []any).
+func exprRow(rec arrow.RecordBatch, i int) map[string]any {
+	m := map[string]any{}
+	for c, f := range rec.Schema().Fields() {
+		m[f.Name] = testutil.Value(rec.Column(c), i)
+	}
+	return m
+}
+
+// checkExpr evaluates e over random batches and compares every row with
+// oracle, a naive row-at-a-time evaluation; for a boolean e it also checks
+// pred over random selections (rows where the oracle is true).
+func checkExpr(t *testing.T, e plan.Expr, oracle func(row map[string]any) any) {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	rng := rand.New(rand.NewPCG(13, uint64(len(e.String()))))
+	for _, n := range []int{1, 7, 300} {
+		rec := exprTestBatch(mem, rng, n)
+		ev, err := compileExpr(e, rec.Schema())
+		if err != nil {
+			rec.Release()
+			t.Fatalf("%s: %v", e, err)
+		}
+		got, err := ev.value(mem, rec)
+		if err != nil {
+			rec.Release()
+			t.Fatalf("%s: %v", e, err)
+		}
+		if got.Len() != n {
+			t.Fatalf("%s: %d rows, want %d", e, got.Len(), n)
+		}
+		var want []bool
+		for i := 0; i < n; i++ {
+			w := oracle(exprRow(rec, i))
+			if g := testutil.Value(got, i); !reflect.DeepEqual(g, w) {
+				t.Fatalf("%s row %d %v: got %#v, want %#v", e, i, exprRow(rec, i), g, w)
+			}
+			want = append(want, w == true)
+		}
+		isBool := got.DataType().ID() == arrow.BOOL
+		got.Release()
+		if isBool {
+			for _, use := range []bool{false, true} {
+				sel := testutil.GenSel(rng, n, use)
+				out, err := ev.pred(mem, rec, sel, nil)
+				if err != nil {
+					t.Fatalf("%s pred: %v", e, err)
+				}
+				wantSel := []int32{}
+				for _, r := range testutil.LiveRows(sel, n) {
+					if want[r] {
+						wantSel = append(wantSel, r)
+					}
+				}
+				if fmt.Sprint(out) != fmt.Sprint(wantSel) {
+					t.Fatalf("%s pred over %v: got %v, want %v", e, sel, out, wantSel)
+				}
+			}
+		}
+		rec.Release()
+	}
+}
+
+func field(row map[string]any, col string, i int) any {
+	s, _ := row[col].([]any)
+	if s == nil {
+		return nil
+	}
+	return s[i]
+}
+
+func TestEvalGetField(t *testing.T) {
+	st := plan.ColumnRef{Name: "st"}
+	checkExpr(t, plan.GetField{E: st, Name: "x"}, func(r map[string]any) any { return field(r, "st", 0) })
+	checkExpr(t, plan.GetField{E: st, Name: "y"}, func(r map[string]any) any { return field(r, "st", 1) })
+	checkExpr(t, plan.Binary{Op: plan.OpGt, L: plan.GetField{E: st, Name: "x"}, R: plan.Literal{Value: int64(4)}},
+		func(r map[string]any) any {
+			x := field(r, "st", 0)
+			if x == nil {
+				return nil
+			}
+			return x.(int64) > 4
+		})
+	s := arrow.NewSchema([]arrow.Field{{Name: "st", Type: exprStructType}, {Name: "i", Type: arrow.PrimitiveTypes.Int64}}, nil)
+	for _, c := range []struct {
+		e    plan.Expr
+		want string
+	}{
+		{plan.GetField{E: st, Name: "z"}, "no field z in st; its fields are [x, y]"},
+		{plan.GetField{E: plan.ColumnRef{Name: "i"}, Name: "z"}, "cannot access field z of i: it is"},
+		{plan.GetField{E: plan.ColumnRef{Name: "nope"}, Name: "z"}, `column "nope" not found`},
+	} {
+		if _, err := compileExpr(c.e, s); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.e, err, c.want)
+		}
+	}
+}
