@@ -1,6 +1,7 @@
 package millrace
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -133,6 +134,46 @@ func (c Column) Cast(t arrow.DataType) Column { return Column{plan.Cast{E: c.e, 
 
 // As names the column.
 func (c Column) As(name string) Column { return Column{plan.Alias{E: plan.Unalias(c.e), Name: name}} }
+
+// When adds a branch to a column made by When: value where cond is true
+// and no earlier branch was. On any other column, or after Otherwise, the
+// column is invalid, as Spark's when() raises.
+func (c Column) When(cond Column, value any) Column {
+	return c.extendCase("When", plan.Case{Cond: cond.e, Then: toExpr(value)})
+}
+
+// Otherwise sets the value of the rows no branch of a When column takes
+// (Spark's otherwise); without it they are null.
+func (c Column) Otherwise(value any) Column { return c.extendCase("Otherwise", toExpr(value)) }
+
+// extendCase sets the ELSE at the end of c's CASE chain to tail.
+func (c Column) extendCase(method string, tail plan.Expr) Column {
+	var set func(e plan.Expr) (plan.Expr, error)
+	set = func(e plan.Expr) (plan.Expr, error) {
+		k, ok := e.(plan.Case)
+		if !ok {
+			return nil, fmt.Errorf("%s can only be applied to a column made by When", method)
+		}
+		switch k.Else.(type) {
+		case nil:
+			k.Else = tail
+			return k, nil
+		case plan.Case:
+			rest, err := set(k.Else)
+			k.Else = rest
+			return k, err
+		}
+		return nil, fmt.Errorf("%s cannot be applied once Otherwise has been", method)
+	}
+	if _, ok := c.e.(plan.Invalid); ok {
+		return c
+	}
+	out, err := set(plan.Unalias(c.e))
+	if err != nil {
+		return Column{plan.Invalid{Text: c.e.String() + "." + method + "(…)", Err: err}}
+	}
+	return Column{out}
+}
 
 // And is the conjunction of its arguments.
 func And(cs ...Column) Column {

@@ -63,3 +63,14 @@ func SessionWindow(timeCol Column, gap time.Duration) Column {
 // in the offsets log so that a batch re-run after a crash sees it again.
 // Grouping by a Window over it gives processing-time windows.
 func CurrentTimestamp() Column { return Column{plan.CurrentTimestamp{}} }
+
+// When starts a conditional column, as Spark's when(cond, value): value
+// where cond is true; chain more branches with Column.When and a default
+// with Column.Otherwise. Without Otherwise, a row that no branch takes is
+// null. The result type is the branches' common type (numbers widen to the
+// widest of INT, BIGINT, DOUBLE; NULL takes the others' type).
+//
+//	When(Col("price").Gt(100), "high").When(Col("price").Gt(10), "mid").Otherwise("low")
+func When(cond Column, value any) Column {
+	return Column{plan.Case{Cond: cond.e, Then: toExpr(value)}}
+}

@@ -76,3 +76,55 @@ func fieldNames(s *millrace.Stream) string {
 	}
 	return strings.Join(names, ",")
 }
+
+// TestCaseWhen checks When/Otherwise and SQL's CASE, both forms, against
+// each other and against the branches computed by hand.
+func TestCaseWhen(t *testing.T) {
+	col := millrace.Col
+	forms := map[string]*millrace.Stream{
+		"When": nexmarkBids().Select(col("price"),
+			millrace.When(col("price").Gt(5000), "high").When(col("price").Gt(1000), "mid").Otherwise("low").As("band"),
+			millrace.When(col("auction").Mod(2).Eq(0), col("price")).When(col("auction").Mod(3).Eq(0), 0.5).As("n")),
+		"SQL": nexmarkBids().SelectExpr("price",
+			"CASE WHEN price > 5000 THEN 'high' WHEN price > 1000 THEN 'mid' ELSE 'low' END AS band",
+			"CASE auction % 2 WHEN 0 THEN price ELSE CASE WHEN auction % 3 = 0 THEN 0.5 END END AS n"),
+	}
+	var rows [][][]any
+	for name, s := range forms {
+		if s.Err() != nil {
+			t.Fatalf("%s: %v", name, s.Err())
+		}
+		if got := s.Schema().Field(2).Type.String(); got != "float64" {
+			t.Fatalf("%s: n is %s, want float64 (bigint and double branches widen)", name, got)
+		}
+		rows = append(rows, runAll(t, s, millrace.Append))
+	}
+	if d := testutil.Diff(rows[0], rows[1]); d != "" || len(rows[0]) == 0 {
+		t.Fatalf("When and CASE differ: %s", d)
+	}
+	for _, r := range rows[0] {
+		p := r[0].(int64)
+		band := "low"
+		if p > 5000 {
+			band = "high"
+		} else if p > 1000 {
+			band = "mid"
+		}
+		if r[1] != band {
+			t.Fatalf("row %v: band want %s", r, band)
+		}
+	}
+	for _, c := range []struct {
+		s    *millrace.Stream
+		want string
+	}{
+		{nexmarkBids().Select(col("price").When(col("price").Gt(1), 1)), "When can only be applied to a column made by When"},
+		{nexmarkBids().Select(millrace.When(col("price").Gt(1), 1).Otherwise(2).When(col("price").Gt(2), 3)), "When cannot be applied once Otherwise has been"},
+		{nexmarkBids().Select(millrace.When(col("price"), 1)), "WHEN needs a boolean condition"},
+		{nexmarkBids().SelectExpr("CASE WHEN price > 1 THEN 'x' ELSE price END"), "CASE branches have incompatible types"},
+	} {
+		if c.s.Err() == nil || !strings.Contains(c.s.Err().Error(), c.want) {
+			t.Errorf("Err() = %v, want %q", c.s.Err(), c.want)
+		}
+	}
+}

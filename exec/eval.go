@@ -66,6 +66,8 @@ func compileExpr(e plan.Expr, s *arrow.Schema) (evaluator, error) {
 			return nil, err
 		}
 		return getFieldEval{in: in, idx: idx}, nil
+	case plan.Case:
+		return compileCase(e, s, typ)
 	case plan.Binary:
 		return compileBinary(e, s, typ)
 	case plan.Not:

@@ -31,6 +31,35 @@ type GetField struct {
 	Name string
 }
 
+// Case is CASE WHEN Cond THEN Then ELSE Else END: Then where Cond is true,
+// else Else (NULL when Else is nil). A CASE of several branches is a chain,
+// each Else the next Case, so that expressions stay comparable values:
+// CASE WHEN a THEN x WHEN b THEN y END is Case{a, x, Case{b, y, nil}}.
+// Spark's simple CASE e WHEN v THEN … is built as WHEN e = v. The result
+// type is the common type of the branches (Spark's: numbers widen to the
+// widest, NULL takes the other's type); other mixes are refused.
+type Case struct {
+	Cond, Then Expr
+	Else       Expr
+}
+
+// Branches flattens the chain: the WHEN branches in order and the final
+// ELSE (nil for none).
+func (c Case) Branches() (whens []Case, els Expr) {
+	var e Expr = c
+	for {
+		k, ok := e.(Case)
+		if !ok {
+			return whens, e
+		}
+		whens = append(whens, Case{Cond: k.Cond, Then: k.Then})
+		if k.Else == nil {
+			return whens, nil
+		}
+		e = k.Else
+	}
+}
+
 // Literal is a constant: nil, bool, int32, int64, float64, string or
 // time.Time (a timestamp).
 type Literal struct{ Value any }
@@ -169,8 +198,23 @@ func (Session) isExpr()          {}
 func (CurrentTimestamp) isExpr() {}
 func (Invalid) isExpr()          {}
 func (GetField) isExpr()         {}
+func (Case) isExpr()             {}
 
 func (c ColumnRef) String() string { return c.Name }
+
+func (c Case) String() string {
+	var b strings.Builder
+	b.WriteString("CASE")
+	whens, els := c.Branches()
+	for _, w := range whens {
+		b.WriteString(" WHEN " + w.Cond.String() + " THEN " + w.Then.String())
+	}
+	if els != nil {
+		b.WriteString(" ELSE " + els.String())
+	}
+	b.WriteString(" END")
+	return b.String()
+}
 
 func (g GetField) String() string { return g.E.String() + "." + QuoteName(g.Name) }
 
@@ -334,6 +378,12 @@ func Walk(e Expr, fn func(Expr)) {
 		Walk(e.E, fn)
 	case GetField:
 		Walk(e.E, fn)
+	case Case:
+		Walk(e.Cond, fn)
+		Walk(e.Then, fn)
+		if e.Else != nil {
+			Walk(e.Else, fn)
+		}
 	case Window:
 		Walk(e.Time, fn)
 	case Session:

@@ -138,6 +138,12 @@ func substitute(e Expr, p *Project) (Expr, bool) {
 			return Cast{E: rewrite(e.E), To: e.To}
 		case GetField:
 			return GetField{E: rewrite(e.E), Name: e.Name}
+		case Case:
+			out := Case{Cond: rewrite(e.Cond), Then: rewrite(e.Then)}
+			if e.Else != nil {
+				out.Else = rewrite(e.Else)
+			}
+			return out
 		case Literal:
 			return e
 		}
@@ -154,7 +160,7 @@ func plainRowFunction(e Expr) bool {
 	plain := true
 	Walk(e, func(x Expr) {
 		switch x.(type) {
-		case ColumnRef, Literal, Binary, Not, Neg, IsNull, Cast, GetField:
+		case ColumnRef, Literal, Binary, Not, Neg, IsNull, Cast, GetField, Case:
 		default:
 			plain = false
 		}

@@ -89,6 +89,8 @@ func TypeOf(e Expr, s *arrow.Schema) (arrow.DataType, error) {
 			return nil, err
 		}
 		return f.Type, nil
+	case Case:
+		return caseType(e, s)
 	case Literal:
 		return LiteralType(e.Value)
 	case Alias:
@@ -263,4 +265,66 @@ func StructField(e GetField, s *arrow.Schema) (int, arrow.Field, error) {
 		return 0, arrow.Field{}, fmt.Errorf("no field %s in %s; its fields are [%s]", e.Name, e.E, strings.Join(names, ", "))
 	}
 	return 0, arrow.Field{}, fmt.Errorf("field %s of %s is ambiguous: %d fields have that name", e.Name, e.E, len(idx))
+}
+
+func caseType(c Case, s *arrow.Schema) (arrow.DataType, error) {
+	whens, els := c.Branches()
+	var out arrow.DataType = arrow.Null
+	var first Expr
+	branch := func(e Expr) error {
+		t, err := TypeOf(e, s)
+		if err != nil {
+			return err
+		}
+		ct, ok := CommonType(out, t)
+		if !ok {
+			return fmt.Errorf("CASE branches have incompatible types: %s is %s, %s is %s", first, columnar.TypeName(out), e, columnar.TypeName(t))
+		}
+		if out.ID() == arrow.NULL {
+			first = e
+		}
+		out = ct
+		return nil
+	}
+	for _, w := range whens {
+		t, err := TypeOf(w.Cond, s)
+		if err != nil {
+			return nil, err
+		}
+		if t.ID() != arrow.BOOL && t.ID() != arrow.NULL {
+			return nil, fmt.Errorf("WHEN needs a boolean condition, %s is %s", w.Cond, columnar.TypeName(t))
+		}
+		if err := branch(w.Then); err != nil {
+			return nil, err
+		}
+	}
+	if els != nil {
+		if err := branch(els); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// CommonType is the type values of types a and b are both converted to
+// where either may appear (CASE branches), by Spark's widening: NULL takes
+// the other type, numbers widen (INT, BIGINT, DOUBLE), equal types stay.
+func CommonType(a, b arrow.DataType) (arrow.DataType, bool) {
+	switch {
+	case a.ID() == arrow.NULL:
+		return b, true
+	case b.ID() == arrow.NULL:
+		return a, true
+	case isNumeric(a) && isNumeric(b):
+		switch {
+		case a.ID() == arrow.FLOAT64 || b.ID() == arrow.FLOAT64:
+			return arrow.PrimitiveTypes.Float64, true
+		case a.ID() == arrow.INT64 || b.ID() == arrow.INT64:
+			return arrow.PrimitiveTypes.Int64, true
+		}
+		return arrow.PrimitiveTypes.Int32, true
+	case arrow.TypeEqual(a, b):
+		return a, true
+	}
+	return nil, false
 }

@@ -33,7 +33,10 @@
 // plan.GetField over the column), as Spark resolves it when no table
 // qualifier matches; a name holding a dot is backquoted (`a.b`).
 //
-// Syntax that Spark accepts but plan cannot express yet (CASE, LIKE,
+// CASE WHEN … THEN … [ELSE …] END is plan.Case; the simple form CASE e
+// WHEN v THEN … compares e = v in each branch, as Spark builds it.
+//
+// Syntax that Spark accepts but plan cannot express yet (LIKE,
 // string functions …) parses as far as needed to
 // name it, and is refused with an Error at its position; nothing is
 // silently approximated, except that Spark's decimal literals (1.5) become

@@ -483,7 +483,7 @@ func (p *parser) primary() (plan.Expr, error) {
 		p.next()
 		return plan.Literal{Value: u == "TRUE"}, nil
 	case u == "CASE":
-		return nil, p.errAt(t, "CASE expressions are not supported yet")
+		return p.caseExpr()
 	case u == "INTERVAL":
 		return nil, p.errAt(t, "INTERVAL values are not supported here yet (only as window() and session_window() durations)")
 	case (u == "TIMESTAMP" || u == "TIMESTAMP_LTZ" || u == "TIMESTAMP_NTZ" || u == "DATE" || u == "X") && nt.kind == tokString:
@@ -616,3 +616,56 @@ func (p *parser) dataType() (arrow.DataType, error) {
 
 var typeNames = []string{"INT", "INTEGER", "BIGINT", "LONG", "DOUBLE", "STRING", "BOOLEAN", "TIMESTAMP",
 	"TINYINT", "SMALLINT", "FLOAT", "DECIMAL", "DATE", "BINARY", "VARCHAR"}
+
+// caseExpr is CASE [operand] WHEN … THEN … [WHEN …] [ELSE …] END. The
+// simple form (with an operand) compares it for equality in each WHEN, as
+// Spark builds it.
+func (p *parser) caseExpr() (plan.Expr, error) {
+	p.next()
+	var operand plan.Expr
+	if !p.peek().isWord("WHEN") {
+		e, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		operand = e
+	}
+	var whens []plan.Case
+	for p.acceptWord("WHEN") {
+		cond, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		if operand != nil {
+			cond = plan.Binary{Op: plan.OpEq, L: operand, R: cond}
+		}
+		if err := p.expectWord("THEN"); err != nil {
+			return nil, err
+		}
+		then, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		whens = append(whens, plan.Case{Cond: cond, Then: then})
+	}
+	if len(whens) == 0 {
+		t := p.peek()
+		return nil, p.errAt(t, "expected WHEN after CASE, found %s", t.describe())
+	}
+	var out plan.Expr
+	if p.acceptWord("ELSE") {
+		e, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		out = e
+	}
+	if err := p.expectWord("END"); err != nil {
+		return nil, err
+	}
+	for i := len(whens) - 1; i >= 0; i-- {
+		whens[i].Else = out
+		out = whens[i]
+	}
+	return out, nil
+}
