@@ -135,6 +135,27 @@ func (c Column) Cast(t arrow.DataType) Column { return Column{plan.Cast{E: c.e, 
 // As names the column.
 func (c Column) As(name string) Column { return Column{plan.Alias{E: plan.Unalias(c.e), Name: name}} }
 
+// Like is c LIKE pattern, Spark's like: % matches any sequence, _ any one
+// character, and a backslash escapes them (`\%` is a literal %); the whole string must
+// match. Null where c is null; an invalid pattern (a backslash before another
+// character, or at the end) is an analysis error.
+func (c Column) Like(pattern string) Column {
+	return Column{plan.Like{E: c.e, Pattern: pattern, Escape: '\\', Kind: plan.MatchLike}}
+}
+
+// ILike is Like ignoring case (Spark's ilike).
+func (c Column) ILike(pattern string) Column {
+	return Column{plan.Like{E: c.e, Pattern: pattern, Escape: '\\', Kind: plan.MatchILike}}
+}
+
+// RLike is true where the regular expression pattern matches somewhere in
+// c (Spark's rlike). The syntax is Go's RE2, Spark's is Java's: RE2 has no
+// backreferences, lookaround or possessive quantifiers; an invalid pattern
+// is an analysis error.
+func (c Column) RLike(pattern string) Column {
+	return Column{plan.Like{E: c.e, Pattern: pattern, Kind: plan.MatchRLike}}
+}
+
 // When adds a branch to a column made by When: value where cond is true
 // and no earlier branch was. On any other column, or after Otherwise, the
 // column is invalid, as Spark's when() raises.

@@ -128,3 +128,48 @@ func TestCaseWhen(t *testing.T) {
 		}
 	}
 }
+
+// TestLikeRLike checks Like/ILike/RLike against SQL's LIKE, ILIKE, RLIKE
+// and a filter by hand over Nexmark bids' channel and url.
+func TestLikeRLike(t *testing.T) {
+	col := millrace.Col
+	api := nexmarkBids().Where(col("channel").Like("Google%").Or(col("url").RLike(`/item\.htm\?query=1$`)).Or(col("channel").ILike("apple")).And(col("channel").Like("%a_c%").Not())).
+		Select(col("channel"), col("url"), col("url").Like(`%\_%`).As("underscore"))
+	sqlS := nexmarkBids().Where(millrace.Expr(`(channel LIKE 'Google%' OR url RLIKE '/item\\.htm\\?query=1$' OR channel ILIKE 'apple') AND channel NOT LIKE '%a!_c%' ESCAPE '!'`)).
+		SelectExpr("channel", "url", `url LIKE '%\_%' AS underscore`)
+	for _, s := range []*millrace.Stream{api, sqlS} {
+		if s.Err() != nil {
+			t.Fatal(s.Err())
+		}
+	}
+	a, b := runAll(t, api, millrace.Append), runAll(t, sqlS, millrace.Append)
+	if d := testutil.Diff(a, b); d != "" {
+		t.Fatalf("API and SQL differ: %s", d)
+	}
+	all := runAll(t, nexmarkBids().Select(col("channel"), col("url")), millrace.Append)
+	var want [][]any
+	for _, r := range all {
+		ch, url := r[0].(string), r[1].(string)
+		if (strings.HasPrefix(ch, "Google") || strings.HasSuffix(url, "/item.htm?query=1") || strings.EqualFold(ch, "apple")) && !strings.Contains(ch, "a_c") {
+			want = append(want, []any{ch, url, strings.Contains(url, "_")})
+		}
+	}
+	if len(want) == 0 {
+		t.Fatal("no rows match; the test checks nothing")
+	}
+	if d := testutil.Diff(a, want); d != "" {
+		t.Fatalf("LIKE/RLIKE differ from the oracle: %s", d)
+	}
+	for _, c := range []struct {
+		s    *millrace.Stream
+		want string
+	}{
+		{nexmarkBids().Where(col("price").Like("1%")), "LIKE needs a string, price is int64"},
+		{nexmarkBids().Where(col("url").RLike("(?<=a)b")), "RLIKE pattern '(?<=a)b': error parsing regexp"},
+		{nexmarkBids().Where(col("url").Like(`50\`)), "not allowed to end with the escape character"},
+	} {
+		if c.s.Err() == nil || !strings.Contains(c.s.Err().Error(), c.want) {
+			t.Errorf("Err() = %v, want %q", c.s.Err(), c.want)
+		}
+	}
+}

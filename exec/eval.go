@@ -68,6 +68,8 @@ func compileExpr(e plan.Expr, s *arrow.Schema) (evaluator, error) {
 		return getFieldEval{in: in, idx: idx}, nil
 	case plan.Case:
 		return compileCase(e, s, typ)
+	case plan.Like:
+		return compileLike(e, s)
 	case plan.Binary:
 		return compileBinary(e, s, typ)
 	case plan.Not:

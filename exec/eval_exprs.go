@@ -188,3 +188,60 @@ func releaseAll(arrs []arrow.Array) {
 func (c caseEval) pred(mem memory.Allocator, rec arrow.RecordBatch, sel, out []int32) ([]int32, error) {
 	return predFromValue(mem, c, rec, sel, out)
 }
+
+// likeEval is LIKE, ILIKE or RLIKE against a constant pattern, compiled
+// once: true or false where the string is not null, null where it is.
+type likeEval struct {
+	in evaluator
+	m  *kernels.Matcher
+	// want is the match result pred selects: false selects the rows that
+	// do not match (the false rows of the value).
+	want bool
+}
+
+func compileLike(l plan.Like, s *arrow.Schema) (evaluator, error) {
+	in, err := compileExpr(l.E, s)
+	if err != nil {
+		return nil, err
+	}
+	var m *kernels.Matcher
+	if lit, start, end, ok := l.LiteralPattern(); ok {
+		how := kernels.MatchContains
+		switch {
+		case start && end:
+			how = kernels.MatchEqual
+		case start:
+			how = kernels.MatchPrefix
+		case end:
+			how = kernels.MatchSuffix
+		}
+		m = kernels.NewLiteralMatcher(how, lit)
+	} else {
+		re, err := l.Regexp()
+		if err != nil {
+			return nil, err
+		}
+		m = kernels.NewRegexpMatcher(re)
+	}
+	return likeEval{in: in, m: m, want: true}, nil
+}
+
+func (l likeEval) value(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Array, error) {
+	return boolFromPreds(mem, l, likeEval{in: l.in, m: l.m, want: !l.want}, rec)
+}
+
+func (l likeEval) pred(mem memory.Allocator, rec arrow.RecordBatch, sel, out []int32) ([]int32, error) {
+	x, err := l.in.value(mem, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer x.Release()
+	if x.DataType().ID() == arrow.NULL {
+		return emptySel(out), nil
+	}
+	s, ok := x.(*array.String)
+	if !ok {
+		return nil, fmt.Errorf("LIKE of %s, not a string", x.DataType())
+	}
+	return l.m.Select(s, sel, out, l.want), nil
+}

@@ -1,7 +1,7 @@
 // Package plan holds the logical plan of a streaming query: a plain,
 // printable tree of nodes (Scan, Filter, Project, Watermark, Aggregate, Union)
 // over expressions (column references, literals, arithmetic, comparisons,
-// boolean logic, casts, struct field access, CASE, window functions, aggregate
+// boolean logic, casts, struct field access, CASE, LIKE/RLIKE, window functions, aggregate
 // functions).
 //
 // The tree is the one target of the Go API in the root package today and of

@@ -60,6 +60,30 @@ func (c Case) Branches() (whens []Case, els Expr) {
 	}
 }
 
+// MatchKind is the pattern language of a Like.
+type MatchKind int
+
+// Pattern languages.
+const (
+	MatchLike  MatchKind = iota // SQL LIKE: % any sequence, _ one character
+	MatchILike                  // LIKE, ignoring case
+	MatchRLike                  // a regular expression found anywhere (RE2 syntax)
+)
+
+var matchNames = [...]string{"LIKE", "ILIKE", "RLIKE"}
+
+func (k MatchKind) String() string { return matchNames[k] }
+
+// Like matches the string E against a constant Pattern: E LIKE Pattern
+// ESCAPE Escape, E ILIKE Pattern, or E RLIKE Pattern. It is null where E
+// is null. Escape is LIKE's escape character, `\` by default (Spark's).
+type Like struct {
+	E       Expr
+	Pattern string
+	Escape  rune
+	Kind    MatchKind
+}
+
 // Literal is a constant: nil, bool, int32, int64, float64, string or
 // time.Time (a timestamp).
 type Literal struct{ Value any }
@@ -199,6 +223,7 @@ func (CurrentTimestamp) isExpr() {}
 func (Invalid) isExpr()          {}
 func (GetField) isExpr()         {}
 func (Case) isExpr()             {}
+func (Like) isExpr()             {}
 
 func (c ColumnRef) String() string { return c.Name }
 
@@ -214,6 +239,14 @@ func (c Case) String() string {
 	}
 	b.WriteString(" END")
 	return b.String()
+}
+
+func (l Like) String() string {
+	s := "(" + l.E.String() + " " + l.Kind.String() + " " + Literal{Value: l.Pattern}.String()
+	if l.Kind != MatchRLike && l.Escape != '\\' {
+		s += " ESCAPE " + Literal{Value: string(l.Escape)}.String()
+	}
+	return s + ")"
 }
 
 func (g GetField) String() string { return g.E.String() + "." + QuoteName(g.Name) }
@@ -377,6 +410,8 @@ func Walk(e Expr, fn func(Expr)) {
 	case Alias:
 		Walk(e.E, fn)
 	case GetField:
+		Walk(e.E, fn)
+	case Like:
 		Walk(e.E, fn)
 	case Case:
 		Walk(e.Cond, fn)

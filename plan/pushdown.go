@@ -138,6 +138,8 @@ func substitute(e Expr, p *Project) (Expr, bool) {
 			return Cast{E: rewrite(e.E), To: e.To}
 		case GetField:
 			return GetField{E: rewrite(e.E), Name: e.Name}
+		case Like:
+			return Like{E: rewrite(e.E), Pattern: e.Pattern, Escape: e.Escape, Kind: e.Kind}
 		case Case:
 			out := Case{Cond: rewrite(e.Cond), Then: rewrite(e.Then)}
 			if e.Else != nil {
@@ -160,7 +162,7 @@ func plainRowFunction(e Expr) bool {
 	plain := true
 	Walk(e, func(x Expr) {
 		switch x.(type) {
-		case ColumnRef, Literal, Binary, Not, Neg, IsNull, Cast, GetField, Case:
+		case ColumnRef, Literal, Binary, Not, Neg, IsNull, Cast, GetField, Case, Like:
 		default:
 			plain = false
 		}

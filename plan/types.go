@@ -91,6 +91,18 @@ func TypeOf(e Expr, s *arrow.Schema) (arrow.DataType, error) {
 		return f.Type, nil
 	case Case:
 		return caseType(e, s)
+	case Like:
+		t, err := TypeOf(e.E, s)
+		if err != nil {
+			return nil, err
+		}
+		if t.ID() != arrow.STRING && t.ID() != arrow.NULL {
+			return nil, fmt.Errorf("%s needs a string, %s is %s", e.Kind, e.E, columnar.TypeName(t))
+		}
+		if _, err := e.Regexp(); err != nil {
+			return nil, err
+		}
+		return arrow.FixedWidthTypes.Boolean, nil
 	case Literal:
 		return LiteralType(e.Value)
 	case Alias:

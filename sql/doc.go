@@ -36,7 +36,13 @@
 // CASE WHEN … THEN … [ELSE …] END is plan.Case; the simple form CASE e
 // WHEN v THEN … compares e = v in each branch, as Spark builds it.
 //
-// Syntax that Spark accepts but plan cannot express yet (LIKE,
+// [NOT] LIKE p [ESCAPE 'c'], ILIKE and RLIKE (or REGEXP) are plan.Like,
+// with a string literal pattern (a computed one is refused; NULL gives
+// NULL). The escape is \ by default, as in Spark; RLIKE patterns are Go
+// RE2 syntax, which lacks Java's backreferences, lookaround and possessive
+// quantifiers. An invalid pattern is an error at its position.
+//
+// Syntax that Spark accepts but plan cannot express yet (LIKE ANY/ALL,
 // string functions …) parses as far as needed to
 // name it, and is refused with an Error at its position; nothing is
 // silently approximated, except that Spark's decimal literals (1.5) become

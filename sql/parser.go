@@ -277,7 +277,12 @@ func (p *parser) predicate() (plan.Expr, error) {
 			}
 			e = wrap(in)
 		case t.isWord("LIKE") || t.isWord("RLIKE") || t.isWord("ILIKE") || t.isWord("REGEXP"):
-			return nil, p.errAt(t, "%s is not supported yet", strings.ToUpper(t.text))
+			p.next()
+			l, err := p.like(e, t)
+			if err != nil {
+				return nil, err
+			}
+			e = wrap(l)
 		default:
 			return e, nil
 		}
@@ -666,6 +671,57 @@ func (p *parser) caseExpr() (plan.Expr, error) {
 	for i := len(whens) - 1; i >= 0; i-- {
 		whens[i].Else = out
 		out = whens[i]
+	}
+	return out, nil
+}
+
+// like parses the pattern (and LIKE's ESCAPE) after e LIKE/ILIKE/RLIKE/
+// REGEXP, the keyword t. The pattern must be a string literal (or NULL,
+// which gives NULL); plan matches against constant patterns only.
+func (p *parser) like(e plan.Expr, t token) (plan.Expr, error) {
+	kind := plan.MatchRLike
+	switch strings.ToUpper(t.text) {
+	case "LIKE":
+		kind = plan.MatchLike
+	case "ILIKE":
+		kind = plan.MatchILike
+	}
+	if u := p.peek(); u.isWord("ANY") || u.isWord("ALL") || u.isWord("SOME") {
+		return nil, p.errAt(u, "%s %s (…) is not supported yet", strings.ToUpper(t.text), strings.ToUpper(u.text))
+	}
+	pt := p.peek()
+	pat, err := p.binary(0)
+	if err != nil {
+		return nil, err
+	}
+	lit, ok := pat.(plan.Literal)
+	if !ok {
+		return nil, p.errAt(pt, "the pattern of %s must be a string literal; a computed pattern is not supported yet", strings.ToUpper(t.text))
+	}
+	var out plan.Expr
+	switch v := lit.Value.(type) {
+	case nil:
+		out = plan.Cast{E: lit, To: arrow.FixedWidthTypes.Boolean}
+	case string:
+		out = plan.Like{E: e, Pattern: v, Escape: '\\', Kind: kind}
+	default:
+		return nil, p.errAt(pt, "the pattern of %s must be a string, found %s", strings.ToUpper(t.text), lit)
+	}
+	if kind != plan.MatchRLike && p.peek().isWord("ESCAPE") {
+		p.next()
+		et := p.next()
+		if et.kind != tokString || len([]rune(et.text)) != 1 {
+			return nil, p.errAt(et, "ESCAPE takes a string of one character, found %s", et.describe())
+		}
+		if l, ok := out.(plan.Like); ok {
+			l.Escape = []rune(et.text)[0]
+			out = l
+		}
+	}
+	if l, ok := out.(plan.Like); ok {
+		if _, err := l.Regexp(); err != nil {
+			return nil, p.errAt(pt, "%v", err)
+		}
 	}
 	return out, nil
 }

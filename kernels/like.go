@@ -1,0 +1,88 @@
+package kernels
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// Matcher matches strings against a compiled LIKE, ILIKE or RLIKE pattern
+// (plan.Like): a literal comparison (equal, prefix, suffix, contains) for
+// the LIKE patterns that are one, else Go's RE2 regexp.
+type Matcher struct {
+	kind matchKind
+	lit  string
+	re   *regexp.Regexp
+}
+
+type matchKind int
+
+const (
+	matchRegexp matchKind = iota
+	matchEqual
+	matchPrefix
+	matchSuffix
+	matchContains
+)
+
+// LiteralMatch is how a literal matcher compares.
+type LiteralMatch int
+
+// Literal comparisons: the LIKE patterns 'abc', 'abc%', '%abc', '%abc%'.
+const (
+	MatchEqual LiteralMatch = iota + 1
+	MatchPrefix
+	MatchSuffix
+	MatchContains
+)
+
+// NewLiteralMatcher matches strings equal to, starting with, ending with
+// or containing lit.
+func NewLiteralMatcher(how LiteralMatch, lit string) *Matcher {
+	return &Matcher{kind: matchKind(how), lit: lit}
+}
+
+// NewRegexpMatcher matches strings in which re finds a match (anchor it
+// for a whole-string match).
+func NewRegexpMatcher(re *regexp.Regexp) *Matcher { return &Matcher{re: re} }
+
+// Match reports whether s matches.
+func (m *Matcher) Match(s string) bool {
+	switch m.kind {
+	case matchEqual:
+		return s == m.lit
+	case matchPrefix:
+		return strings.HasPrefix(s, m.lit)
+	case matchSuffix:
+		return strings.HasSuffix(s, m.lit)
+	case matchContains:
+		return strings.Contains(s, m.lit)
+	}
+	return m.re.MatchString(s)
+}
+
+// Select appends to out[:0] the rows of sel (nil = all) of col that are
+// not null and whose match is want: want true is LIKE's true rows, want
+// false its false rows (NOT LIKE's true rows).
+func (m *Matcher) Select(col *array.String, sel, out []int32, want bool) []int32 {
+	out = out[:0]
+	if out == nil {
+		out = []int32{}
+	}
+	nulls := col.NullN() > 0
+	if sel == nil {
+		for i := 0; i < col.Len(); i++ {
+			if (!nulls || col.IsValid(i)) && m.Match(col.Value(i)) == want {
+				out = append(out, int32(i))
+			}
+		}
+		return out
+	}
+	for _, i := range sel {
+		if (!nulls || col.IsValid(int(i))) && m.Match(col.Value(int(i))) == want {
+			out = append(out, i)
+		}
+	}
+	return out
+}
