@@ -71,9 +71,6 @@ func (se *Session) SQL(ctx context.Context, text string) (*Stream, error) {
 type sqlPlanner struct {
 	se   *Session
 	text string
-	// read holds the scans of the views read so far, with the offset of
-	// the first FROM that read them.
-	read map[*plan.Scan]int
 }
 
 func (pl *sqlPlanner) view(t *sql.Table) (*Stream, error) {
@@ -82,22 +79,6 @@ func (pl *sqlPlanner) view(t *sql.Table) (*Stream, error) {
 	if s, ok := pl.se.views[strings.ToLower(t.Name)]; ok {
 		if s.err != nil {
 			return s, nil
-		}
-		// The engine runs each source once per query: a second reading of
-		// it (a self-union) is refused rather than given wrong rows.
-		if pl.read == nil {
-			pl.read = map[*plan.Scan]int{}
-		}
-		scans := plan.Scans(s.node)
-		for _, sc := range scans {
-			if first, ok := pl.read[sc]; ok {
-				e := sql.ErrorAt(pl.text, first, "")
-				return nil, sql.ErrorAt(pl.text, t.At, fmt.Sprintf("view %q reads source %s, which this query already reads (at %d:%d); reading a source twice in one query is not supported yet: register a second source as another view",
-					t.Name, sc.Source.Name(), e.Line, e.Column))
-			}
-		}
-		for _, sc := range scans {
-			pl.read[sc] = t.At
 		}
 		return s, nil
 	}

@@ -198,14 +198,12 @@ type watermarkInfo struct {
 
 // compileChain appends the stateless operators of n (down to its scans) to
 // the chains of the scans under it; it stops at a stateful operator, which
-// it returns.
-func (q *compiled) compileChain(ctx context.Context, n plan.Node, chains map[int]chain, post *chain) (plan.Node, error) {
+// it returns. A scan has one chain per path from it to n: a union of a
+// stream with itself gives its scan two, and each becomes a route.
+func (q *compiled) compileChain(ctx context.Context, n plan.Node, chains map[int][]chain, post *chain) (plan.Node, error) {
 	switch n := n.(type) {
 	case *plan.Scan:
-		if _, dup := chains[n.Index]; dup {
-			return nil, q.selfUnion(n.Index)
-		}
-		chains[n.Index] = nil
+		chains[n.Index] = append(chains[n.Index], nil)
 		return nil, nil
 	case *plan.Aggregate, *plan.Deduplicate:
 		return n, nil
@@ -217,7 +215,7 @@ func (q *compiled) compileChain(ctx context.Context, n plan.Node, chains map[int
 		if err != nil {
 			return nil, err
 		}
-		below := map[int]chain{}
+		below := map[int][]chain{}
 		stateNode, err := q.compileChain(ctx, ins[0], below, post)
 		if err != nil {
 			return nil, err
@@ -231,7 +229,8 @@ func (q *compiled) compileChain(ctx context.Context, n plan.Node, chains map[int
 			*post = append(*post, o)
 			return stateNode, nil
 		}
-		return nil, q.mergeChains(chains, below, o)
+		mergeChains(chains, below, o)
+		return nil, nil
 	case *plan.Union:
 		for _, in := range n.Inputs {
 			a, err := q.compileChain(ctx, in, chains, post)
@@ -245,7 +244,7 @@ func (q *compiled) compileChain(ctx context.Context, n plan.Node, chains map[int
 		return nil, nil
 	}
 	child := n.Children()[0]
-	below := map[int]chain{}
+	below := map[int][]chain{}
 	stateNode, err := q.compileChain(ctx, child, below, post)
 	if err != nil {
 		return nil, err
@@ -282,34 +281,18 @@ func (q *compiled) compileChain(ctx context.Context, n plan.Node, chains map[int
 		*post = append(*post, o)
 		return stateNode, nil
 	}
-	return nil, q.mergeChains(chains, below, o)
+	mergeChains(chains, below, o)
+	return nil, nil
 }
 
-// mergeChains appends o to the chains of the scans below it and adds them
-// to chains. A scan already there is read by another branch of a union:
-// each scan has one chain, so the second branch would replace the first's
-// rows (a self-union returned one branch's rows); refuse it.
-func (q *compiled) mergeChains(chains, below map[int]chain, o op) error {
-	for k := range below {
-		if _, dup := chains[k]; dup {
-			return q.selfUnion(k)
+// mergeChains appends o to every chain below it and adds them to chains.
+// Each chain gets its own copy: the chains of one scan share a prefix.
+func mergeChains(chains, below map[int][]chain, o op) {
+	for k, cs := range below {
+		for _, c := range cs {
+			chains[k] = append(chains[k], append(c[:len(c):len(c)], o))
 		}
 	}
-	for k, c := range below {
-		chains[k] = append(c, o)
-	}
-	return nil
-}
-
-// selfUnion is the error for a union that reads scan k in two branches.
-func (q *compiled) selfUnion(k int) error {
-	name := fmt.Sprint(k)
-	for _, s := range q.scans {
-		if s.Index == k {
-			name = s.Source.Name()
-		}
-	}
-	return fmt.Errorf("a union of a stream with itself (source %s in two branches) is not supported yet", name)
 }
 
 // noWatermark is the watermark before any event time was seen: the epoch,

@@ -299,7 +299,7 @@ func compile(ctx context.Context, cfg Config) (_ *compiled, err error) {
 	}
 	c.scans = unique
 	c.routes = map[int][]route{}
-	rootChains := map[int]chain{}
+	rootChains := map[int][]chain{}
 	top, err := c.compileChain(ctx, cfg.Plan, rootChains, &c.post)
 	if err != nil {
 		return nil, err
@@ -308,8 +308,10 @@ func compile(ctx context.Context, cfg Config) (_ *compiled, err error) {
 		if cfg.Mode == sinks.Complete {
 			return nil, fmt.Errorf("complete output mode is not supported when there are no streaming aggregations")
 		}
-		for k, ch := range rootChains {
-			c.routes[k] = append(c.routes[k], route{ch: ch})
+		for k, chs := range rootChains {
+			for _, ch := range chs {
+				c.routes[k] = append(c.routes[k], route{ch: ch})
+			}
 		}
 	} else {
 		final, err := c.buildStage(ctx, top, cfg, cfg.Mode)
@@ -374,7 +376,7 @@ func (c *compiled) buildStage(ctx context.Context, n plan.Node, cfg Config, mode
 		}
 	}
 	for side, in := range inputs {
-		chains := map[int]chain{}
+		chains := map[int][]chain{}
 		var edge chain
 		up, err := c.compileChain(ctx, in, chains, &edge)
 		if err != nil {
@@ -391,8 +393,10 @@ func (c *compiled) buildStage(ctx context.Context, n plan.Node, cfg Config, mode
 			upSt.outs = append(upSt.outs, stageOut{post: edge, next: st, side: int8(side)})
 			continue
 		}
-		for k, ch := range chains {
-			c.routes[k] = append(c.routes[k], route{ch: ch, stage: st, side: int8(side)})
+		for k, chs := range chains {
+			for _, ch := range chs {
+				c.routes[k] = append(c.routes[k], route{ch: ch, stage: st, side: int8(side)})
+			}
 		}
 	}
 	op, err := newStateful(n, cfg, mode)
