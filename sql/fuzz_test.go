@@ -35,18 +35,7 @@ func FuzzParseExpr(f *testing.F) {
 		defer fuzzutil.Watchdog(s)()
 		e, err := ParseExpr(s)
 		if err != nil {
-			var se *Error
-			if !errors.As(err, &se) {
-				t.Fatalf("%q: error %T is not *sql.Error: %v", s, err, err)
-			}
-			lines := strings.Split(s, "\n")
-			if se.Line < 1 || se.Line > len(lines) || se.Column < 1 {
-				t.Fatalf("%q: error at %d:%d outside the text", s, se.Line, se.Column)
-			}
-			if utf8.ValidString(s) && se.Column > utf8.RuneCountInString(lines[se.Line-1])+1 {
-				t.Fatalf("%q: error column %d past the end of line %q", s, se.Column, lines[se.Line-1])
-			}
-			_ = err.Error()
+			checkPositioned(t, s, err)
 			return
 		}
 		_ = e.String()
@@ -58,4 +47,22 @@ func FuzzParseExpr(f *testing.F) {
 			}
 		})
 	})
+}
+
+// checkPositioned fails t unless err, returned for text s, is a *Error
+// on a real line of s and within it.
+func checkPositioned(t *testing.T, s string, err error) {
+	t.Helper()
+	var se *Error
+	if !errors.As(err, &se) {
+		t.Fatalf("%q: error %T is not *sql.Error: %v", s, err, err)
+	}
+	lines := strings.Split(s, "\n")
+	if se.Line < 1 || se.Line > len(lines) || se.Column < 1 {
+		t.Fatalf("%q: error at %d:%d outside the text", s, se.Line, se.Column)
+	}
+	if utf8.ValidString(s) && se.Column > utf8.RuneCountInString(lines[se.Line-1])+1 {
+		t.Fatalf("%q: error column %d past the end of line %q", s, se.Column, lines[se.Line-1])
+	}
+	_ = err.Error()
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/millrace/millrace/internal/fuzzutil"
 	"github.com/millrace/millrace/plan"
@@ -113,18 +112,7 @@ func FuzzParseQuery(f *testing.F) {
 		defer fuzzutil.Watchdog(s)()
 		q, err := ParseQuery(s)
 		if err != nil {
-			var se *Error
-			if !errors.As(err, &se) {
-				t.Fatalf("%q: error %T is not *sql.Error: %v", s, err, err)
-			}
-			lines := strings.Split(s, "\n")
-			if se.Line < 1 || se.Line > len(lines) || se.Column < 1 {
-				t.Fatalf("%q: error at %d:%d outside the text", s, se.Line, se.Column)
-			}
-			if utf8.ValidString(s) && se.Column > utf8.RuneCountInString(lines[se.Line-1])+1 {
-				t.Fatalf("%q: error column %d past the end of line %q", s, se.Column, lines[se.Line-1])
-			}
-			_ = err.Error()
+			checkPositioned(t, s, err)
 			return
 		}
 		if q.Pos() < 0 || q.Pos() > len(s) {
