@@ -70,6 +70,8 @@ func compileExpr(e plan.Expr, s *arrow.Schema) (evaluator, error) {
 		return compileCase(e, s, typ)
 	case plan.Like:
 		return compileLike(e, s)
+	case plan.Call:
+		return compileCall(e, s)
 	case plan.Binary:
 		return compileBinary(e, s, typ)
 	case plan.Not:

@@ -413,6 +413,10 @@ func Walk(e Expr, fn func(Expr)) {
 		Walk(e.E, fn)
 	case Like:
 		Walk(e.E, fn)
+	case Call:
+		for _, a := range e.Args {
+			Walk(a, fn)
+		}
 	case Case:
 		Walk(e.Cond, fn)
 		Walk(e.Then, fn)

@@ -146,6 +146,12 @@ func substitute(e Expr, p *Project) (Expr, bool) {
 				out.Else = rewrite(e.Else)
 			}
 			return out
+		case Call:
+			args := make([]Expr, len(e.Args))
+			for i, a := range e.Args {
+				args[i] = rewrite(a)
+			}
+			return Call{Name: e.Name, Args: args}
 		case Literal:
 			return e
 		}
@@ -162,7 +168,7 @@ func plainRowFunction(e Expr) bool {
 	plain := true
 	Walk(e, func(x Expr) {
 		switch x.(type) {
-		case ColumnRef, Literal, Binary, Not, Neg, IsNull, Cast, GetField, Case, Like:
+		case ColumnRef, Literal, Binary, Not, Neg, IsNull, Cast, GetField, Case, Like, Call:
 		default:
 			plain = false
 		}

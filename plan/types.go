@@ -105,6 +105,12 @@ func TypeOf(e Expr, s *arrow.Schema) (arrow.DataType, error) {
 		return arrow.FixedWidthTypes.Boolean, nil
 	case Literal:
 		return LiteralType(e.Value)
+	case Call:
+		b, _, err := BindCall(e, s)
+		if err != nil {
+			return nil, err
+		}
+		return b.Type, nil
 	case Alias:
 		return TypeOf(e.E, s)
 	case Neg:

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/millrace/millrace/functions"
 	"github.com/millrace/millrace/plan"
 )
 
@@ -55,11 +56,40 @@ func (p *parser) call() (plan.Expr, error) {
 	case "window", "session_window":
 		return p.window(name, lname)
 	}
+	if _, ok := functions.Lookup(lname); ok {
+		return p.libraryCall(name, lname)
+	}
 	i := sort.SearchStrings(sparkFunctions, lname)
 	if i < len(sparkFunctions) && sparkFunctions[i] == lname {
 		return nil, p.errAt(name, "function %s is not supported yet", lname)
 	}
-	return nil, p.errAt(name, "unknown function %s%s", name.text, suggest(lname, append(append([]string{}, supported...), sparkFunctions...)))
+	return nil, p.errAt(name, "unknown function %s%s", name.text, suggest(lname, append(append(append([]string{}, supported...), sparkFunctions...), functions.Names()...)))
+}
+
+// libraryCall parses the arguments of a function of package functions:
+// name(e, …) or name().
+func (p *parser) libraryCall(name token, lname string) (plan.Expr, error) {
+	var args []plan.Expr
+	if !p.acceptOp(")") {
+		for {
+			e, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, e)
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+		if err := p.expectOp(")"); err != nil {
+			return nil, err
+		}
+	}
+	f, _ := functions.Lookup(lname)
+	if n := len(args); n < f.MinArgs || (f.MaxArgs >= 0 && n > f.MaxArgs) {
+		return nil, p.errAt(name, "%s takes %s, got %d", lname, functions.Arity(f), n)
+	}
+	return plan.Call{Name: lname, Args: args}, nil
 }
 
 func (p *parser) aggregate(name token, lname string) (plan.Expr, error) {

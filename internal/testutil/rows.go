@@ -10,7 +10,8 @@ import (
 )
 
 // Rows converts a record to Go values: int64, int32, float64, string, bool,
-// []byte, timestamps as int64 microseconds, structs as []any, nulls as nil.
+// []byte, timestamps as int64 microseconds, dates as arrow.Date32, lists
+// and structs as []any, nulls as nil.
 func Rows(rec arrow.RecordBatch) [][]any {
 	n := int(rec.NumRows())
 	out := make([][]any, n)
@@ -46,6 +47,15 @@ func Value(a arrow.Array, i int) any {
 		return append([]byte(nil), a.Value(i)...)
 	case *array.Timestamp:
 		return int64(a.Value(i))
+	case *array.Date32:
+		return a.Value(i)
+	case *array.List:
+		lo, hi := a.ValueOffsets(i)
+		vals := make([]any, 0, hi-lo)
+		for j := lo; j < hi; j++ {
+			vals = append(vals, Value(a.ListValues(), int(j)))
+		}
+		return vals
 	case *array.Struct:
 		vals := make([]any, a.NumField())
 		for f := range vals {

@@ -1,0 +1,97 @@
+"""Records Spark's results for the function cases (cases.json) into
+spark_golden.json, the oracle the Go tests (sqlfunctions_test.go at the
+module root) check Millrace's functions against.
+
+Run with the project's venv (scripts/venv.sh installs PySpark; Java 17):
+
+    .venv/bin/python functions/testdata/record_spark.py
+
+Each expression of cases.json is evaluated by Spark SQL (non-ANSI mode,
+UTC session time zone) over the input table of cases.json, and its result
+type and values are written as JSON: null, strings, numbers (exact for
+integers), "NaN"/"Infinity"/"-Infinity" for non-finite doubles,
+timestamps as "YYYY-MM-DD HH:MM:SS.ffffff" in UTC, dates as "YYYY-MM-DD",
+arrays as JSON arrays. An expression Spark rejects records its error class.
+"""
+import datetime
+import json
+import math
+import os
+import sys
+
+from pyspark.sql import SparkSession
+from pyspark.sql.types import (BooleanType, DoubleType, IntegerType, LongType,
+                               StringType, StructField, StructType, TimestampType)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TYPES = {"string": StringType(), "int": IntegerType(), "bigint": LongType(),
+         "double": DoubleType(), "boolean": BooleanType(), "timestamp": TimestampType()}
+
+
+def parse_input(col_type, v):
+    if v is None:
+        return None
+    if col_type == "timestamp":
+        return datetime.datetime.strptime(v, "%Y-%m-%d %H:%M:%S.%f").replace(tzinfo=datetime.timezone.utc)
+    if col_type == "double" and isinstance(v, str):
+        return float(v)
+    return v
+
+
+def encode(v):
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "NaN"
+        if math.isinf(v):
+            return "Infinity" if v > 0 else "-Infinity"
+        return v
+    if isinstance(v, datetime.datetime):
+        if v.tzinfo is not None:
+            v = v.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        return v.strftime("%Y-%m-%d %H:%M:%S.%f")
+    if isinstance(v, datetime.date):
+        return v.strftime("%Y-%m-%d")
+    if isinstance(v, (bytes, bytearray)):
+        return v.hex()
+    if isinstance(v, (list, tuple)):
+        return [encode(x) for x in v]
+    return v
+
+
+def main():
+    with open(os.path.join(HERE, "cases.json")) as f:
+        cases = json.load(f)
+    cols = cases["columns"]
+    schema = StructType([StructField(c["name"], TYPES[c["type"]], True) for c in cols])
+    rows = [tuple(parse_input(c["type"], v) for c, v in zip(cols, r)) for r in cases["rows"]]
+    spark = (SparkSession.builder.master("local[1]").appName("millrace-functions")
+             .config("spark.sql.session.timeZone", "UTC")
+             .config("spark.sql.ansi.enabled", "false")
+             .config("spark.ui.enabled", "false")
+             .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC -XX:TieredStopAtLevel=1")
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    df = spark.createDataFrame(rows, schema).coalesce(1)
+    out = []
+    for expr in cases["exprs"]:
+        try:
+            r = df.selectExpr(expr)
+            typ = r.schema.fields[0].dataType.simpleString()
+            values = [encode(row[0]) for row in r.collect()]
+            out.append({"expr": expr, "type": typ, "values": values})
+        except Exception as e:  # the expression is an error in Spark too
+            msg = str(e).splitlines()[0]
+            out.append({"expr": expr, "error": msg[:300]})
+            print(f"spark rejects {expr}: {msg[:120]}", file=sys.stderr)
+    with open(os.path.join(HERE, "spark_golden.json"), "w") as f:
+        json.dump({"spark": spark.version, "cases": out}, f, indent=1)
+        f.write("\n")
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,291 @@
+package millrace_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace"
+	"github.com/millrace/millrace/columnar"
+	memsrc "github.com/millrace/millrace/sources/memory"
+)
+
+// functionCases is functions/testdata/cases.json: an input table and the
+// expressions to evaluate over it.
+type functionCases struct {
+	Columns []struct{ Name, Type string }
+	Rows    [][]any
+	Exprs   []string
+}
+
+// sparkGolden is functions/testdata/spark_golden.json, Spark's results for
+// the cases (recorded by functions/testdata/record_spark.py).
+type sparkGolden struct {
+	Spark string
+	Cases []struct {
+		Expr   string
+		Type   string
+		Values []any
+		Error  string
+	}
+}
+
+// TestFunctionsMatchSpark evaluates every expression of the function cases
+// through SQL (SelectExpr) over the cases' input, as a streaming query, and
+// compares type and values with what Spark computed over the same input.
+func TestFunctionsMatchSpark(t *testing.T) {
+	var cases functionCases
+	var golden sparkGolden
+	readJSON(t, "functions/testdata/cases.json", &cases)
+	readJSON(t, "functions/testdata/spark_golden.json", &golden)
+	if len(golden.Cases) != len(cases.Exprs) {
+		t.Fatalf("spark_golden.json has %d cases, cases.json %d expressions: rerun functions/testdata/record_spark.py", len(golden.Cases), len(cases.Exprs))
+	}
+	fields := make([]arrow.Field, len(cases.Columns))
+	for i, c := range cases.Columns {
+		fields[i] = arrow.Field{Name: c.Name, Type: arrowType(t, c.Type), Nullable: true}
+	}
+	schema := arrow.NewSchema(fields, nil)
+	rows := make([][]any, len(cases.Rows))
+	for r, row := range cases.Rows {
+		rows[r] = make([]any, len(row))
+		for c, v := range row {
+			rows[r][c] = inputValue(t, fields[c].Type, v)
+		}
+	}
+	rec, err := memsrc.BuildRecord(memory.DefaultAllocator, schema, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Release()
+	for i, g := range golden.Cases {
+		if g.Expr != cases.Exprs[i] {
+			t.Fatalf("case %d is %q in spark_golden.json, %q in cases.json: rerun record_spark.py", i, g.Expr, cases.Exprs[i])
+		}
+		t.Run(g.Expr, func(t *testing.T) {
+			src, err := memsrc.New(schema, memsrc.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := src.AddBatch(rec); err != nil {
+				t.Fatal(err)
+			}
+			s := millrace.ReadStream(src).SelectExpr(g.Expr)
+			if g.Error != "" {
+				if s.Err() == nil {
+					t.Fatalf("Spark rejects it (%s); Millrace accepts it", g.Error)
+				}
+				return
+			}
+			if s.Err() != nil {
+				t.Fatal(s.Err())
+			}
+			if got := sparkTypeName(s.Schema().Field(0).Type); got != g.Type {
+				t.Errorf("type %s, Spark's is %s", got, g.Type)
+			}
+			got := runBatches(t, s)
+			if len(got) != len(g.Values) {
+				t.Fatalf("%d rows, Spark gave %d", len(got), len(g.Values))
+			}
+			for r, want := range g.Values {
+				if !sameValue(got[r], want) {
+					t.Errorf("row %d (%v): got %s, Spark %s", r, cases.Rows[r], show(got[r]), show(want))
+				}
+			}
+		})
+	}
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+func arrowType(t *testing.T, name string) arrow.DataType {
+	switch name {
+	case "string":
+		return arrow.BinaryTypes.String
+	case "int":
+		return arrow.PrimitiveTypes.Int32
+	case "bigint":
+		return arrow.PrimitiveTypes.Int64
+	case "double":
+		return arrow.PrimitiveTypes.Float64
+	case "boolean":
+		return arrow.FixedWidthTypes.Boolean
+	case "timestamp":
+		return columnar.Timestamp
+	}
+	t.Fatalf("cases.json: unknown column type %s", name)
+	return nil
+}
+
+const goldenTimeLayout = "2006-01-02 15:04:05.000000"
+
+func inputValue(t *testing.T, typ arrow.DataType, v any) any {
+	if v == nil {
+		return nil
+	}
+	switch typ.ID() {
+	case arrow.TIMESTAMP:
+		ts, err := time.Parse(goldenTimeLayout, v.(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ts
+	case arrow.INT32, arrow.INT64:
+		n, err := v.(json.Number).Int64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	case arrow.FLOAT64:
+		if s, ok := v.(string); ok {
+			return parseSpecialFloat(s)
+		}
+		f, err := v.(json.Number).Float64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	return v
+}
+
+func parseSpecialFloat(s string) float64 {
+	switch s {
+	case "NaN":
+		return math.NaN()
+	case "Infinity":
+		return math.Inf(1)
+	case "-Infinity":
+		return math.Inf(-1)
+	}
+	return math.NaN()
+}
+
+// sparkTypeName is Spark's simpleString for an Arrow type.
+func sparkTypeName(t arrow.DataType) string {
+	switch t.ID() {
+	case arrow.STRING:
+		return "string"
+	case arrow.INT32:
+		return "int"
+	case arrow.INT64:
+		return "bigint"
+	case arrow.FLOAT64:
+		return "double"
+	case arrow.BOOL:
+		return "boolean"
+	case arrow.TIMESTAMP:
+		return "timestamp"
+	case arrow.DATE32:
+		return "date"
+	case arrow.LIST:
+		return "array<" + sparkTypeName(t.(*arrow.ListType).Elem()) + ">"
+	case arrow.NULL:
+		return "void"
+	}
+	return t.String()
+}
+
+// runBatches runs s to the end of its input and returns its one column's
+// values in the golden file's encoding.
+func runBatches(t *testing.T, s *millrace.Stream) []any {
+	t.Helper()
+	typ := s.Schema().Field(0).Type
+	var out []any
+	for _, row := range runAll(t, s, millrace.Append) {
+		out = append(out, encodeValue(typ, row[0]))
+	}
+	return out
+}
+
+// sameValue compares one of our values (encoded) with Spark's: doubles
+// within a relative 1e-12.
+func sameValue(got, want any) bool {
+	if n, ok := want.(json.Number); ok {
+		f, err := n.Float64()
+		g, ok2 := got.(float64)
+		if err != nil || !ok2 {
+			return fmt.Sprint(got) == n.String()
+		}
+		if f == g {
+			return true
+		}
+		return math.Abs(f-g) <= 1e-12*math.Max(math.Abs(f), math.Abs(g))
+	}
+	if w, ok := want.([]any); ok {
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return false
+		}
+		for i := range w {
+			if !sameValue(g[i], w[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return fmt.Sprint(got) == fmt.Sprint(want)
+}
+
+func show(v any) string {
+	if v == nil {
+		return "null"
+	}
+	if s, ok := v.(string); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// encodeValue is a value of type typ (as testutil.Value gives it) in the
+// golden file's encoding.
+func encodeValue(typ arrow.DataType, v any) any {
+	if v == nil {
+		return nil
+	}
+	switch typ.ID() {
+	case arrow.FLOAT64:
+		f := v.(float64)
+		switch {
+		case math.IsNaN(f):
+			return "NaN"
+		case math.IsInf(f, 1):
+			return "Infinity"
+		case math.IsInf(f, -1):
+			return "-Infinity"
+		}
+		return f
+	case arrow.TIMESTAMP:
+		return time.UnixMicro(v.(int64)).UTC().Format(goldenTimeLayout)
+	case arrow.DATE32:
+		return v.(arrow.Date32).ToTime().Format("2006-01-02")
+	case arrow.LIST:
+		elem := typ.(*arrow.ListType).Elem()
+		var out []any
+		for _, x := range v.([]any) {
+			out = append(out, encodeValue(elem, x))
+		}
+		return out
+	case arrow.BINARY:
+		return fmt.Sprintf("%x", v.([]byte))
+	}
+	return v
+}
