@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,16 +18,16 @@ import (
 	memsrc "github.com/millrace/millrace/sources/memory"
 )
 
-// functionCases is functions/testdata/cases.json: an input table and the
-// expressions to evaluate over it.
+// functionCases is a file of functions/testdata/cases: an input table and
+// the expressions to evaluate over it.
 type functionCases struct {
 	Columns []struct{ Name, Type string }
 	Rows    [][]any
 	Exprs   []string
 }
 
-// sparkGolden is functions/testdata/spark_golden.json, Spark's results for
-// the cases (recorded by functions/testdata/record_spark.py).
+// sparkGolden is the .golden.json beside a case file: Spark's results for
+// its cases (recorded by functions/testdata/record_spark.py).
 type sparkGolden struct {
 	Spark string
 	Cases []struct {
@@ -40,12 +42,30 @@ type sparkGolden struct {
 // through SQL (SelectExpr) over the cases' input, as a streaming query, and
 // compares type and values with what Spark computed over the same input.
 func TestFunctionsMatchSpark(t *testing.T) {
+	files, err := filepath.Glob("functions/testdata/cases/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, ".golden.json") {
+			continue
+		}
+		n++
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".json"), func(t *testing.T) { checkFunctionCases(t, f) })
+	}
+	if n == 0 {
+		t.Fatal("no case files in functions/testdata/cases")
+	}
+}
+
+func checkFunctionCases(t *testing.T, path string) {
 	var cases functionCases
 	var golden sparkGolden
-	readJSON(t, "functions/testdata/cases.json", &cases)
-	readJSON(t, "functions/testdata/spark_golden.json", &golden)
+	readJSON(t, path, &cases)
+	readJSON(t, strings.TrimSuffix(path, ".json")+".golden.json", &golden)
 	if len(golden.Cases) != len(cases.Exprs) {
-		t.Fatalf("spark_golden.json has %d cases, cases.json %d expressions: rerun functions/testdata/record_spark.py", len(golden.Cases), len(cases.Exprs))
+		t.Fatalf("%s: the golden file has %d cases, the case file %d expressions: rerun functions/testdata/record_spark.py %s", path, len(golden.Cases), len(cases.Exprs), path)
 	}
 	fields := make([]arrow.Field, len(cases.Columns))
 	for i, c := range cases.Columns {
@@ -66,7 +86,7 @@ func TestFunctionsMatchSpark(t *testing.T) {
 	defer rec.Release()
 	for i, g := range golden.Cases {
 		if g.Expr != cases.Exprs[i] {
-			t.Fatalf("case %d is %q in spark_golden.json, %q in cases.json: rerun record_spark.py", i, g.Expr, cases.Exprs[i])
+			t.Fatalf("%s: case %d is %q in the golden file, %q in the case file: rerun functions/testdata/record_spark.py %s", path, i, g.Expr, cases.Exprs[i], path)
 		}
 		t.Run(g.Expr, func(t *testing.T) {
 			src, err := memsrc.New(schema, memsrc.Options{})
@@ -130,7 +150,7 @@ func arrowType(t *testing.T, name string) arrow.DataType {
 	case "timestamp":
 		return columnar.Timestamp
 	}
-	t.Fatalf("cases.json: unknown column type %s", name)
+	t.Fatalf("case file: unknown column type %s", name)
 	return nil
 }
 

@@ -15,5 +15,5 @@
 // concat_ws, nvl …); arguments are implicitly cast as Spark casts them
 // (a number where a string is wanted is formatted as Spark's CAST does).
 // Each function is checked against Spark's results over the same inputs
-// (testdata/spark_golden.json, recorded by testdata/record_spark.py).
+// (testdata/cases/NAME.golden.json, recorded by testdata/record_spark.py).
 package functions

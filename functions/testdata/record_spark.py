@@ -1,13 +1,14 @@
-"""Records Spark's results for the function cases (cases.json) into
-spark_golden.json, the oracle the Go tests (sqlfunctions_test.go at the
-module root) check Millrace's functions against.
+"""Records Spark's results for the function cases (cases/NAME.json) into
+cases/NAME.golden.json, the oracle the Go tests (sqlfunctions_test.go at
+the module root) check Millrace's functions against.
 
 Run with the project's venv (scripts/venv.sh installs PySpark; Java 17):
 
-    .venv/bin/python functions/testdata/record_spark.py
+    .venv/bin/python functions/testdata/record_spark.py [cases/NAME.json …]
 
-Each expression of cases.json is evaluated by Spark SQL (non-ANSI mode,
-UTC session time zone) over the input table of cases.json, and its result
+(all case files when none is named). Each expression of a case file is
+evaluated by Spark SQL (non-ANSI mode, UTC session time zone) over the
+file's input table, and its result
 type and values are written as JSON: null, strings, numbers (exact for
 integers), "NaN"/"Infinity"/"-Infinity" for non-finite doubles,
 timestamps as "YYYY-MM-DD HH:MM:SS.ffffff" in UTC, dates as "YYYY-MM-DD",
@@ -62,19 +63,12 @@ def encode(v):
     return v
 
 
-def main():
-    with open(os.path.join(HERE, "cases.json")) as f:
+def record(spark, path):
+    with open(path) as f:
         cases = json.load(f)
     cols = cases["columns"]
     schema = StructType([StructField(c["name"], TYPES[c["type"]], True) for c in cols])
     rows = [tuple(parse_input(c["type"], v) for c, v in zip(cols, r)) for r in cases["rows"]]
-    spark = (SparkSession.builder.master("local[1]").appName("millrace-functions")
-             .config("spark.sql.session.timeZone", "UTC")
-             .config("spark.sql.ansi.enabled", "false")
-             .config("spark.ui.enabled", "false")
-             .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC -XX:TieredStopAtLevel=1")
-             .getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
     df = spark.createDataFrame(rows, schema).coalesce(1)
     out = []
     for expr in cases["exprs"]:
@@ -87,9 +81,24 @@ def main():
             msg = str(e).splitlines()[0]
             out.append({"expr": expr, "error": msg[:300]})
             print(f"spark rejects {expr}: {msg[:120]}", file=sys.stderr)
-    with open(os.path.join(HERE, "spark_golden.json"), "w") as f:
+    with open(path[:-len(".json")] + ".golden.json", "w") as f:
         json.dump({"spark": spark.version, "cases": out}, f, indent=1)
         f.write("\n")
+
+
+def main():
+    paths = sys.argv[1:] or sorted(
+        os.path.join(HERE, "cases", n) for n in os.listdir(os.path.join(HERE, "cases"))
+        if n.endswith(".json") and not n.endswith(".golden.json"))
+    spark = (SparkSession.builder.master("local[1]").appName("millrace-functions")
+             .config("spark.sql.session.timeZone", "UTC")
+             .config("spark.sql.ansi.enabled", "false")
+             .config("spark.ui.enabled", "false")
+             .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC -XX:TieredStopAtLevel=1")
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    for p in paths:
+        record(spark, p)
     spark.stop()
 
 
