@@ -328,24 +328,25 @@ func (r *aggRewriter) rewrite(e plan.Expr) plan.Expr {
 			r.fail(fmt.Errorf("%s: aggregate functions cannot be nested", x))
 		}
 		return plan.ColumnRef{Name: r.addAgg(x, "")}
-	case plan.Alias:
-		return plan.Alias{E: r.rewrite(x.E), Name: x.Name}
-	case plan.Binary:
-		return plan.Binary{Op: x.Op, L: r.rewrite(x.L), R: r.rewrite(x.R)}
-	case plan.Not:
-		return plan.Not{E: r.rewrite(x.E)}
-	case plan.Neg:
-		return plan.Neg{E: r.rewrite(x.E)}
-	case plan.IsNull:
-		return plan.IsNull{E: r.rewrite(x.E), Negated: x.Negated}
-	case plan.Cast:
-		return plan.Cast{E: r.rewrite(x.E), To: x.To}
 	case plan.ColumnRef:
+		// window and session_window name the window() or
+		// session_window() key, as in Spark.
+		for i, k := range r.keys {
+			switch k.(type) {
+			case plan.Window, plan.Session:
+				if strings.EqualFold(x.Name, r.keyNames[i]) {
+					return plan.ColumnRef{Name: r.keyNames[i]}
+				}
+			}
+		}
 		r.fail(fmt.Errorf("column %q is neither in GROUP BY nor inside an aggregate function", x.Name))
 		return e
+	case plan.Literal, plan.CurrentTimestamp, plan.Window, plan.Session:
+	default:
+		return plan.MapChildren(e, r.rewrite)
 	}
-	// Literals, current_timestamp(), and expressions this rewriter does
-	// not know: kept only when they read no column.
+	// Literals, current_timestamp(), and window()s that are not keys:
+	// kept only when they read no column.
 	reads := false
 	plan.Walk(e, func(y plan.Expr) {
 		switch y.(type) {

@@ -41,6 +41,14 @@ func TestSQLMatchesBuilder(t *testing.T) {
 				GroupBy(millrace.Window(col("dateTime"), 10*time.Second), col("auction").Mod(10).As("bucket")).Agg(millrace.Count().As("n")).
 				Select(col("bucket"), col("window").As("w"), col("n")),
 			[]millrace.OutputMode{millrace.Append}},
+		{"window key referenced by name, its fields and functions of keys",
+			func() *millrace.Stream { return bids().WithWatermark("dateTime", time.Second) },
+			`SELECT window.start AS ws, abs(bidder - 1005) AS d, window, count(*) AS n
+			 FROM bids GROUP BY window(dateTime, '10 seconds'), bidder`,
+			bids().WithWatermark("dateTime", time.Second).
+				GroupBy(millrace.Window(col("dateTime"), 10*time.Second), col("bidder")).Agg(millrace.Count().As("n")).
+				Select(col("window.start").As("ws"), millrace.Abs(col("bidder").Minus(1005)).As("d"), col("window"), col("n")),
+			[]millrace.OutputMode{millrace.Append}},
 		{"filter and projection", bids,
 			"SELECT auction, price * 0.908 AS euros FROM bids WHERE auction % 123 = 0 OR price BETWEEN 100 AND 200;",
 			bids().Filter(col("auction").Mod(123).Eq(0).Or(col("price").Between(100, 200))).

@@ -433,3 +433,53 @@ func Walk(e Expr, fn func(Expr)) {
 		}
 	}
 }
+
+// MapChildren returns e with fn applied to each of its direct
+// sub-expressions (e itself when it has none): the one place that knows
+// every expression's children, for rewriters that handle a few kinds and
+// recurse through the rest.
+func MapChildren(e Expr, fn func(Expr) Expr) Expr {
+	switch x := e.(type) {
+	case Binary:
+		return Binary{Op: x.Op, L: fn(x.L), R: fn(x.R)}
+	case Not:
+		return Not{E: fn(x.E)}
+	case Neg:
+		return Neg{E: fn(x.E)}
+	case IsNull:
+		return IsNull{E: fn(x.E), Negated: x.Negated}
+	case Cast:
+		return Cast{E: fn(x.E), To: x.To}
+	case Alias:
+		return Alias{E: fn(x.E), Name: x.Name}
+	case GetField:
+		return GetField{E: fn(x.E), Name: x.Name}
+	case Like:
+		x.E = fn(x.E)
+		return x
+	case Case:
+		out := Case{Cond: fn(x.Cond), Then: fn(x.Then)}
+		if x.Else != nil {
+			out.Else = fn(x.Else)
+		}
+		return out
+	case Call:
+		args := make([]Expr, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = fn(a)
+		}
+		return Call{Name: x.Name, Args: args}
+	case Window:
+		x.Time = fn(x.Time)
+		return x
+	case Session:
+		x.Time = fn(x.Time)
+		return x
+	case Agg:
+		if x.Arg != nil {
+			x.Arg = fn(x.Arg)
+		}
+		return x
+	}
+	return e
+}

@@ -17,6 +17,8 @@ type RunOptions struct {
 	Listeners []millrace.Listener
 	// Allocator is the query's Arrow allocator (nil: the default).
 	Allocator memory.Allocator
+	// SQL plans the query from its SQL text (sql.go) instead of the Go API.
+	SQL bool
 }
 
 // Run runs query q over the events of cfg to a blackhole sink with the
@@ -33,7 +35,13 @@ func Run(ctx context.Context, q Query, cfg Config, o RunOptions) (Result, error)
 		return Result{}, err
 	}
 	out := newFlatSink(sink)
-	w := q.Build(g).WriteStream(out).
+	s := q.Build(g)
+	if o.SQL {
+		if s, err = BuildSQL(ctx, q, g); err != nil {
+			return Result{}, err
+		}
+	}
+	w := s.WriteStream(out).
 		OutputMode(q.Mode).
 		Trigger(millrace.AvailableNow()).
 		QueryName("nexmark-" + q.Name)

@@ -1,0 +1,49 @@
+package nexmark
+
+import (
+	"context"
+	"testing"
+)
+
+// TestSQLMatchesAPI runs every query that has SQL text from that text and
+// compares its rows and checksum with the Go API version's (which
+// TestQueriesMatchOracle checks against the oracle), and checks that the
+// two plans have the same schema.
+func TestSQLMatchesAPI(t *testing.T) {
+	ctx := context.Background()
+	n := 0
+	for _, q := range Queries {
+		if _, ok := SQL(q.Name); !ok {
+			continue
+		}
+		n++
+		t.Run(q.Name, func(t *testing.T) {
+			cfg := Config{Events: 50_000, Seed: 5, NumPartitions: 2, MaxEventsPerTrigger: 12_000, Rate: 1000}
+			g := NewGenerator(q.Configure(cfg))
+			s, err := BuildSQL(ctx, q, g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := s.Schema().String(), q.Build(g).Schema().String(); got != want {
+				t.Fatalf("schema from SQL:\n%s\nfrom the API:\n%s", got, want)
+			}
+			got, err := Run(ctx, q, cfg, RunOptions{SQL: true, Parallelism: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := Run(ctx, q, cfg, RunOptions{Parallelism: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Fatalf("SQL %s, API %s", got, want)
+			}
+			if got.Rows == 0 {
+				t.Fatal("no output rows: the comparison checks nothing")
+			}
+		})
+	}
+	if n == 0 {
+		t.Fatal("no query has SQL text")
+	}
+}
