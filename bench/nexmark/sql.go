@@ -57,7 +57,7 @@ func (g *Generator) Session() *millrace.Session {
 func BuildSQL(ctx context.Context, q Query, g *Generator) (*millrace.Stream, error) {
 	text, ok := sqlText[q.Name]
 	if !ok {
-		return nil, fmt.Errorf("nexmark %s has no SQL text (have: %s)", q.Name, strings.Join(sqlNames(), ", "))
+		return nil, fmt.Errorf("nexmark %s has no SQL text (have: %s)", q.Name, strings.Join(SQLNames(), ", "))
 	}
 	s, err := g.Session().SQL(ctx, text)
 	if err != nil {
@@ -66,7 +66,8 @@ func BuildSQL(ctx context.Context, q Query, g *Generator) (*millrace.Stream, err
 	return s, nil
 }
 
-func sqlNames() []string {
+// SQLNames lists the queries that have SQL text, in order.
+func SQLNames() []string {
 	var out []string
 	for _, q := range Queries {
 		if _, ok := sqlText[q.Name]; ok {

@@ -41,6 +41,7 @@ type nexmarkFlags struct {
 	format      string
 	noCheck     bool
 	quiet       bool
+	sql         bool
 }
 
 func newBenchNexmarkCmd() *cobra.Command {
@@ -59,7 +60,8 @@ events (skip it with --no-check for huge runs).
 Queries implemented: ` + queryNames() + `.`,
 		Example: `  millrace bench nexmark --query q0 --events 10000000
   millrace bench nexmark --query q0,q1,q2 --events 10000000 --format json
-  millrace bench nexmark --query all --events 100000000 --no-check --parallelism 2`,
+  millrace bench nexmark --query all --events 100000000 --no-check --parallelism 2
+  millrace bench nexmark --query q5 --events 10000000 --sql`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runNexmark(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
@@ -76,6 +78,7 @@ Queries implemented: ` + queryNames() + `.`,
 	fl.StringVar(&f.format, "format", "table", "output format: table or json")
 	fl.BoolVar(&f.noCheck, "no-check", false, "skip the oracle check")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress bars")
+	fl.BoolVar(&f.sql, "sql", false, "plan each query from its Nexmark SQL text (bench/nexmark/sql.go) instead of the Go API; with --query all, the queries that have SQL text")
 	return cmd
 }
 
@@ -106,6 +109,8 @@ type benchResult struct {
 	OutOfOrderGroup        int64         `json:"outOfOrderGroup"`
 	Seed                   int64         `json:"seed"`
 	Oracle                 *oracleResult `json:"oracle,omitempty"`
+	// SQL is set when the query was planned from its SQL text.
+	SQL bool `json:"sql,omitempty"`
 }
 
 type oracleResult struct {
@@ -141,6 +146,20 @@ func selectQueries(list string) ([]nexmark.Query, error) {
 	return qs, nil
 }
 
+// withSQL keeps the queries that have SQL text; a query without one is an
+// error unless all is set (--query all: run those that have).
+func withSQL(qs []nexmark.Query, all bool) ([]nexmark.Query, error) {
+	var out []nexmark.Query
+	for _, q := range qs {
+		if _, ok := nexmark.SQL(q.Name); ok {
+			out = append(out, q)
+		} else if !all {
+			return nil, fmt.Errorf("--sql: %s has no SQL text yet (have: %s)", q.Name, strings.Join(nexmark.SQLNames(), ", "))
+		}
+	}
+	return out, nil
+}
+
 func runNexmark(ctx context.Context, stdout, stderr io.Writer, f nexmarkFlags) error {
 	if f.format != "table" && f.format != "json" {
 		return fmt.Errorf("--format %q: want table or json", f.format)
@@ -151,6 +170,11 @@ func runNexmark(ctx context.Context, stdout, stderr io.Writer, f nexmarkFlags) e
 	qs, err := selectQueries(f.queries)
 	if err != nil {
 		return err
+	}
+	if f.sql {
+		if qs, err = withSQL(qs, f.queries == "" || f.queries == "all"); err != nil {
+			return err
+		}
 	}
 	if ctx == nil {
 		ctx = context.Background()
@@ -207,7 +231,7 @@ func runOneNexmark(ctx context.Context, stderr io.Writer, q nexmark.Query, cfg n
 	peak := startHeapSampler()
 	cpu0 := processCPUSeconds()
 	start := time.Now()
-	res, err := nexmark.Run(ctx, q, cfg, nexmark.RunOptions{Parallelism: par, Listeners: []millrace.Listener{bar}})
+	res, err := nexmark.Run(ctx, q, cfg, nexmark.RunOptions{Parallelism: par, Listeners: []millrace.Listener{bar}, SQL: f.sql})
 	wall := time.Since(start).Seconds()
 	cpu := processCPUSeconds() - cpu0
 	heap := peak()
@@ -218,7 +242,7 @@ func runOneNexmark(ctx context.Context, stderr io.Writer, q nexmark.Query, cfg n
 		Query: q.Name, Events: cfg.Events, InputRows: bar.in.Load(), OutputRows: res.Rows,
 		Checksum: fmt.Sprintf("%016x", res.Checksum), WallSeconds: wall, CPUSeconds: cpu,
 		EventsPerSecond: float64(cfg.Events) / wall, PeakHeapBytes: heap, MaxRSSBytes: maxRSS(),
-		Parallelism: par, Rate: g.Config().Rate, OutOfOrderGroup: g.Config().OutOfOrderGroup, Seed: cfg.Seed,
+		Parallelism: par, Rate: g.Config().Rate, OutOfOrderGroup: g.Config().OutOfOrderGroup, Seed: cfg.Seed, SQL: f.sql,
 	}
 	if wall > 0 {
 		r.Cores = cpu / wall

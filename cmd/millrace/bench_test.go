@@ -40,6 +40,22 @@ func TestBenchNexmark(t *testing.T) {
 	if err != nil || strings.Contains(out, "oracle") {
 		t.Fatalf("--no-check: %v\n%s", err, out)
 	}
+	out, _, err = run(t, "bench", "nexmark", "--query", "all", "--sql", "--events", "30000", "--format", "json", "--quiet")
+	if err != nil {
+		t.Fatalf("--sql: %v\n%s", err, out)
+	}
+	rs = nil
+	if err := json.Unmarshal([]byte(out), &rs); err != nil {
+		t.Fatalf("bad JSON: %v\n%s", err, out)
+	}
+	if len(rs) == 0 {
+		t.Fatal("--sql ran no query")
+	}
+	for _, r := range rs {
+		if !r.SQL || r.Oracle == nil || !r.Oracle.OK {
+			t.Fatalf("--sql: bad result %+v (oracle %+v)", r, r.Oracle)
+		}
+	}
 	if _, _, err := run(t, "bench", "nexmark", "--query", "q99"); err == nil || !strings.Contains(err.Error(), "unknown query") {
 		t.Fatalf("unknown query: %v", err)
 	}
