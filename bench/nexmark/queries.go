@@ -19,7 +19,7 @@ func Q1(bids sources.Source) *millrace.Stream {
 	return millrace.ReadStream(bids).Select(
 		millrace.Col("auction"),
 		millrace.Col("bidder"),
-		millrace.Col("price").Times(EurosPerDollar).As("price"),
+		millrace.Lit(EurosPerDollar).Times(millrace.Col("price")).As("price"),
 		millrace.Col("dateTime"),
 		millrace.Col("extra"),
 	)
