@@ -28,3 +28,8 @@ func Upper(c Column) Column { return call("upper", c) }
 
 // Abs is the absolute value (Spark's abs).
 func Abs(c Column) Column { return call("abs", c) }
+
+// SplitPart is the part-th piece (1-based; negative counts from the end)
+// of c split on delim, a plain string (Spark's split_part); "" when there
+// is no such piece.
+func SplitPart(c Column, delim string, part int) Column { return call("split_part", c, delim, part) }
