@@ -49,6 +49,57 @@ func CountDistinct(col Column) Column {
 	return Column{plan.Agg{Func: plan.AggCountDistinct, Arg: col.e}}
 }
 
+// ApproxCountDistinct estimates the number of distinct non-null values of
+// col with HyperLogLog++, as Spark's approx_count_distinct: the same
+// estimate as Spark's for the same values. rsd is the maximum relative
+// standard deviation (default 0.05; from 0.0016 to 0.39): the state of a
+// group is 2^p/10+1 words of 8 bytes with p = ceil(2·log2(1.106/rsd)), 416
+// bytes at 0.05, 13 KB at 0.01, whatever the number of rows. Only the
+// first rsd is used.
+func ApproxCountDistinct(col Column, rsd ...float64) Column {
+	a := plan.Agg{Func: plan.AggApproxCountDistinct, Arg: col.e}
+	if len(rsd) > 0 {
+		// 0 stands for the default in plan.Agg: an explicit 0 is refused
+		// here, as any other rsd out of range is when the query is planned
+		if rsd[0] == 0 {
+			return Column{plan.Invalid{Text: "approx_count_distinct(" + col.e.String() + ", 0)", Err: plan.ValidRSD(0)}}
+		}
+		a.RSD = rsd[0]
+	}
+	return Column{a}
+}
+
+// First is the value of col in the first row of each group, in the order
+// rows arrive (within a trigger and across triggers: the state keeps it),
+// as Spark's first(col[, ignoreNulls]). With ignoreNulls true it is the
+// first non-null value. As in Spark, "first" depends on arrival order:
+// rows of one key read from several source partitions in one trigger come
+// in partition order.
+func First(col Column, ignoreNulls ...bool) Column {
+	return Column{plan.Agg{Func: plan.AggFirst, Arg: col.e, IgnoreNulls: len(ignoreNulls) > 0 && ignoreNulls[0]}}
+}
+
+// Last is First's counterpart: the value of col in the last row of each
+// group so far (the last non-null value with ignoreNulls true).
+func Last(col Column, ignoreNulls ...bool) Column {
+	return Column{plan.Agg{Func: plan.AggLast, Arg: col.e, IgnoreNulls: len(ignoreNulls) > 0 && ignoreNulls[0]}}
+}
+
+// CollectList is the list of the non-null values of col in each group, in
+// arrival order, as Spark's collect_list. Its state holds every value of
+// the group: it grows without bound unless a watermark closes the groups
+// (a window key, in Append or Update mode).
+func CollectList(col Column) Column {
+	return Column{plan.Agg{Func: plan.AggCollectList, Arg: col.e}}
+}
+
+// CollectSet is CollectList without repeats, in order of first appearance
+// (Spark's collect_set gives no order). Its state holds every distinct
+// value of the group.
+func CollectSet(col Column) Column {
+	return Column{plan.Agg{Func: plan.AggCollectSet, Arg: col.e}}
+}
+
 // SessionWindow groups rows into sessions: rows of the same key whose event
 // times are less than gap apart belong to one session, [first event, last
 // event + gap). Sessions merge across triggers (a late event may bridge two)

@@ -42,6 +42,12 @@ func newAccumulator(spec Spec, argType arrow.DataType) (accumulator, error) {
 		return &countAcc{}, nil
 	case CountDistinct:
 		return newCountDistinct(argType)
+	case ApproxCountDistinct:
+		return newHLL(spec.RSD, argType)
+	case First, Last:
+		return newFirstLast(spec.Func == Last, spec.IgnoreNulls, argType)
+	case CollectList, CollectSet:
+		return newCollect(spec.Func == CollectList, argType)
 	}
 	var id arrow.Type
 	if argType != nil {

@@ -14,16 +14,27 @@ import (
 
 // FuzzLoadGroups fuzzes the aggregation state encoding that a restart reads
 // back from the state store (EncodeStates / LoadGroups), for a table with
-// every accumulator (testSpecs). Properties: no panic or hang; an accepted
+// every accumulator (fuzzSpecs). Properties: no panic or hang; an accepted
 // state re-encodes to bytes that load and re-encode identically, and the
 // loaded group can be emitted.
 //
 //	go test -run '^$' -fuzz FuzzLoadGroups -fuzztime 10m -parallel 1 ./agg/
+// fuzzSpecs are testSpecs and the aggregates that Spark's golden files
+// check (approx_count_distinct, first/last, collect_list/collect_set).
+var fuzzSpecs = append(append([]Spec(nil), testSpecs...),
+	Spec{Func: ApproxCountDistinct, Arg: 4, Name: "acd_s"},
+	Spec{Func: First, Arg: 1, Name: "first_f"},
+	Spec{Func: Last, Arg: 4, Name: "last_s", IgnoreNulls: true},
+	Spec{Func: CollectList, Arg: 1, Name: "list_f"},
+	Spec{Func: CollectSet, Arg: 4, Name: "set_s"},
+	Spec{Func: CollectList, Arg: 3, Name: "list_ts"},
+)
+
 func FuzzLoadGroups(f *testing.F) {
 	keyTypes := []arrow.DataType{arrow.PrimitiveTypes.Int64}
 	mem := memory.DefaultAllocator
 	// Seeds: the states of real groups.
-	tab, err := NewTable(keyTypes, argTypes, testSpecs)
+	tab, err := NewTable(keyTypes, argTypes, fuzzSpecs)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -41,7 +52,7 @@ func FuzzLoadGroups(f *testing.F) {
 	for _, s := range tab.EncodeStates(tab.AllGroups()) {
 		f.Add(s)
 	}
-	empty, _ := NewTable(keyTypes, argTypes, testSpecs)
+	empty, _ := NewTable(keyTypes, argTypes, fuzzSpecs)
 	if err := empty.Update([]arrow.Array{keys}, nil, []int32{}); err == nil {
 		for _, s := range empty.EncodeStates(empty.AllGroups()) {
 			f.Add(s)
@@ -55,7 +66,7 @@ func FuzzLoadGroups(f *testing.F) {
 	f.Fuzz(func(t *testing.T, state []byte) {
 		defer fuzzutil.Watchdog(state)()
 		load := func(state []byte) (*Table, error) {
-			tab, err := NewTable(keyTypes, argTypes, testSpecs)
+			tab, err := NewTable(keyTypes, argTypes, fuzzSpecs)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -23,6 +23,12 @@ import (
 //	count distinct   uvarint n, then n values: 8 bytes for numbers and
 //	                 timestamps, 1 for bools, uvarint length + bytes for
 //	                 strings and binaries
+//	collect_list,    as count distinct: the group's values in arrival
+//	collect_set      order
+//	approx_count_    the register words, 8 bytes each (2^p/10 + 1 of
+//	distinct         them for precision p)
+//	first, last      a byte (0 unset, 1 null, 2 value), then for a value 8
+//	                 bytes, or uvarint length + bytes for strings/binaries
 //
 // It is versioned by the plan fingerprint the checkpoint records, not here.
 
@@ -31,8 +37,11 @@ func (t *Table) EncodeStates(groups []uint32) [][]byte {
 	out := make([][]byte, len(groups))
 	distinct := make([]*distinctValues, len(t.accs))
 	for i, a := range t.accs {
-		if cd, ok := a.(*countDistinctAcc); ok {
-			distinct[i] = cd.valuesOf(groups)
+		switch a := a.(type) {
+		case *countDistinctAcc:
+			distinct[i] = a.valuesOf(groups)
+		case *collectAcc:
+			distinct[i] = groupedValues(a.pairs, a.valCol, groups)
 		}
 	}
 	defer func() {
@@ -64,7 +73,11 @@ func (t *Table) EncodeStates(groups []uint32) [][]byte {
 				b = appendSeen(b, a.seen[g], uint64(a.vals[g]))
 			case *minMaxAcc[float64]:
 				b = appendSeen(b, a.seen[g], math.Float64bits(a.vals[g]))
-			case *countDistinctAcc:
+			case *hllAcc:
+				b = a.appendState(b, g)
+			case *firstLastAcc:
+				b = a.appendState(b, g)
+			case *countDistinctAcc, *collectAcc:
 				d := distinct[i]
 				lo, hi := d.start[gi], d.start[gi+1]
 				b = binary.AppendUvarint(b, uint64(hi-lo))
@@ -93,27 +106,7 @@ type distinctValues struct {
 // valuesOf collects the distinct values of each group of groups with one
 // scan of the pair table.
 func (a *countDistinctAcc) valuesOf(groups []uint32) *distinctValues {
-	pos := make(map[uint32]int, len(groups))
-	for i, g := range groups {
-		pos[g] = i
-	}
-	per := make([][]uint32, len(groups))
-	for p := 0; p < a.pairs.Len(); p++ {
-		if i, ok := pos[uint32(a.pairs.KeyInt64(0, uint32(p)))]; ok {
-			per[i] = append(per[i], uint32(p))
-		}
-	}
-	d := &distinctValues{start: make([]int, len(groups)+1)}
-	var all []uint32
-	for i, ps := range per {
-		d.start[i] = len(all)
-		all = append(all, ps...)
-	}
-	d.start[len(groups)] = len(all)
-	cols := a.pairs.KeyColumns(memory.DefaultAllocator, all)
-	cols[0].Release()
-	d.vals = cols[1]
-	return d
+	return groupedValues(a.pairs, 1, groups)
 }
 
 // appendValue appends the encoding of row i of a distinct-value column.
@@ -162,12 +155,18 @@ func (t *Table) LoadGroups(keys []arrow.Array, states [][]byte) error {
 		return fmt.Errorf("agg: load: %d states for %d new groups (duplicate keys in state?)", len(states), t.ht.Len()-before)
 	}
 	t.resize()
-	// distinct values to insert per count-distinct accumulator
+	// values to insert per count-distinct or collect accumulator
 	type pending struct {
 		gids []int64
 		vals array.Builder
 	}
 	pend := make([]*pending, len(t.accs))
+	collected := func(i int, a *collectAcc) *pending {
+		if pend[i] == nil {
+			pend[i] = &pending{vals: array.NewBuilder(memory.DefaultAllocator, a.pairs.types[a.valCol])}
+		}
+		return pend[i]
+	}
 	defer func() {
 		for _, p := range pend {
 			if p != nil {
@@ -225,6 +224,19 @@ func (t *Table) LoadGroups(keys []arrow.Array, states [][]byte) error {
 					pend[i].gids = append(pend[i].gids, int64(g))
 				}
 				a.counts[g] = int64(cnt)
+			case *collectAcc:
+				pd := collected(i, a)
+				var cnt uint64
+				cnt, b, ok = uvarint(b)
+				for k := uint64(0); ok && k < cnt; k++ {
+					b, ok = readValue(b, pd.vals)
+					pd.gids = append(pd.gids, int64(g))
+				}
+				a.counts[g] = int64(cnt)
+			case *hllAcc:
+				b, ok = a.readState(b, g)
+			case *firstLastAcc:
+				b, ok = a.readState(b, g)
 			}
 			if !ok {
 				return fmt.Errorf("agg: load: state of group %d is truncated at aggregate %d (%s)", gi, i, t.specs[i].Func)
@@ -243,9 +255,26 @@ func (t *Table) LoadGroups(keys []arrow.Array, states [][]byte) error {
 		gids := gb.NewArray()
 		gb.Release()
 		vals := p.vals.NewArray()
-		pairs := t.accs[i].(*countDistinctAcc).pairs
+		keys := []arrow.Array{gids, vals}
+		var pairs *HashTable
+		switch a := t.accs[i].(type) {
+		case *countDistinctAcc:
+			pairs = a.pairs
+		case *collectAcc:
+			pairs = a.pairs
+			if a.list {
+				// fresh sequence numbers, in the order the state lists them
+				seqs := make([]int64, len(p.gids))
+				for k := range seqs {
+					seqs[k] = a.seq
+					a.seq++
+				}
+				keys = []arrow.Array{gids, viewInt64(seqs), vals}
+				defer keys[1].Release()
+			}
+		}
 		before := pairs.Len()
-		_, err := pairs.Lookup([]arrow.Array{gids, vals}, nil, nil, true)
+		_, err := pairs.Lookup(keys, nil, nil, true)
 		gids.Release()
 		vals.Release()
 		if err != nil {

@@ -29,9 +29,24 @@ const (
 	Avg
 	// CountDistinct is count(distinct col) over non-null values of any key type.
 	CountDistinct
+	// ApproxCountDistinct is Spark's approx_count_distinct: a HyperLogLog++
+	// estimate of the distinct non-null values (int64), bit-for-bit
+	// Spark's (hll.go). Spec.RSD sets its precision.
+	ApproxCountDistinct
+	// First is the value of the group's first row in arrival order (of its
+	// first non-null value with Spec.IgnoreNulls), of the input type.
+	First
+	// Last is First's counterpart: the last row's value.
+	Last
+	// CollectList is the group's non-null values in arrival order, as a
+	// list; its state grows with the group.
+	CollectList
+	// CollectSet is CollectList without repeats (first appearance order).
+	CollectSet
 )
 
-var funcNames = [...]string{"count", "count(*)", "sum", "min", "max", "avg", "count_distinct"}
+var funcNames = [...]string{"count", "count(*)", "sum", "min", "max", "avg", "count_distinct",
+	"approx_count_distinct", "first", "last", "collect_list", "collect_set"}
 
 // String returns the SQL-ish name of f.
 func (f Func) String() string {
@@ -52,6 +67,10 @@ type Spec struct {
 	// Checked makes an integer sum that overflows int64 an error
 	// (ErrOverflow), as Spark's ANSI mode does, instead of wrapping.
 	Checked bool
+	// RSD is ApproxCountDistinct's relative standard deviation (0: 0.05).
+	RSD float64
+	// IgnoreNulls makes First and Last skip null values.
+	IgnoreNulls bool
 }
 
 // Table is the state of a hash aggregation: a HashTable of the grouping keys

@@ -154,13 +154,18 @@ func compileAggs(aggs []plan.Expr, in *arrow.Schema) ([]evaluator, []arrow.DataT
 	var specs []agg.Spec
 	for _, e := range aggs {
 		ag := plan.Unalias(e).(plan.Agg)
-		spec := agg.Spec{Func: aggFunc(ag.Func), Arg: len(args), Name: plan.OutputName(e), Checked: compilingChecked}
+		spec := agg.Spec{Func: aggFunc(ag.Func), Arg: len(args), Name: plan.OutputName(e), Checked: compilingChecked,
+			RSD: ag.RSD, IgnoreNulls: ag.IgnoreNulls}
 		if ag.Func == plan.AggCountAll {
 			spec.Arg = -1
 		} else {
 			arg := ag.Arg
 			t, _ := plan.TypeOf(arg, in)
-			if t.ID() == arrow.INT32 {
+			// the functions below see the value as it is: Spark hashes an
+			// int in 4 bytes, first/collect keep the input type
+			keepType := ag.Func == plan.AggApproxCountDistinct || ag.Func == plan.AggFirst || ag.Func == plan.AggLast ||
+				ag.Func == plan.AggCollectList || ag.Func == plan.AggCollectSet
+			if t.ID() == arrow.INT32 && !keepType {
 				arg, t = plan.Cast{E: arg, To: arrow.PrimitiveTypes.Int64}, arrow.PrimitiveTypes.Int64
 			}
 			ev, err := compileExpr(arg, in)
@@ -192,6 +197,12 @@ var aggFuncs = map[plan.AggFunc]agg.Func{
 	plan.AggMax:           agg.Max,
 	plan.AggAvg:           agg.Avg,
 	plan.AggCountDistinct: agg.CountDistinct,
+
+	plan.AggApproxCountDistinct: agg.ApproxCountDistinct,
+	plan.AggFirst:               agg.First,
+	plan.AggLast:                agg.Last,
+	plan.AggCollectList:         agg.CollectList,
+	plan.AggCollectSet:          agg.CollectSet,
 }
 
 func aggFunc(f plan.AggFunc) agg.Func { return aggFuncs[f] }

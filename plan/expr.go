@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -196,9 +197,27 @@ const (
 	AggMax
 	AggAvg
 	AggCountDistinct
+	// AggApproxCountDistinct is Spark's approx_count_distinct: a
+	// HyperLogLog++ estimate with relative standard deviation RSD.
+	AggApproxCountDistinct
+	// AggFirst and AggLast are Spark's first/last: the value of the first
+	// (last) row of the group in arrival order, or of the first (last)
+	// non-null one with IgnoreNulls.
+	AggFirst
+	AggLast
+	// AggCollectList and AggCollectSet are Spark's collect_list and
+	// collect_set: the group's non-null values (distinct ones for the set)
+	// as a list, in arrival order.
+	AggCollectList
+	AggCollectSet
 )
 
-var aggNames = [...]string{"count", "count", "sum", "min", "max", "avg", "count_distinct"}
+// DefaultRSD is approx_count_distinct's relative standard deviation when
+// none is given (Spark's default).
+const DefaultRSD = 0.05
+
+var aggNames = [...]string{"count", "count", "sum", "min", "max", "avg", "count_distinct",
+	"approx_count_distinct", "first", "last", "collect_list", "collect_set"}
 
 func (f AggFunc) String() string { return aggNames[f] }
 
@@ -206,6 +225,65 @@ func (f AggFunc) String() string { return aggNames[f] }
 type Agg struct {
 	Func AggFunc
 	Arg  Expr
+	// RSD is approx_count_distinct's relative standard deviation; 0 means
+	// DefaultRSD.
+	RSD float64
+	// IgnoreNulls makes first/last skip nulls (Spark's first(x, true) or
+	// first(x) IGNORE NULLS).
+	IgnoreNulls bool
+	// Spelling is the function name as written when Spark names the output
+	// column after it rather than after Func: "first_value", "last_value".
+	Spelling string
+}
+
+// Precision is the number of HyperLogLog++ index bits approx_count_distinct
+// uses for a relative standard deviation (Spark's formula; 2^p registers).
+func Precision(rsd float64) int {
+	if rsd == 0 {
+		rsd = DefaultRSD
+	}
+	p := math.Ceil(2 * math.Log(1.106/rsd) / math.Log(2))
+	if math.IsNaN(p) || p < 0 {
+		return 0
+	}
+	if p > 64 {
+		return 64
+	}
+	return int(p)
+}
+
+// MaxPrecision bounds approx_count_distinct's precision: 2^19 registers
+// take 420 KB of state per group. Spark 4.2 still runs rsd 0.002 (p 19)
+// and fails at run time from rsd 0.001 (p 21); Millrace refuses p > 19
+// when the query is planned.
+const MaxPrecision = 19
+
+// ValidRSD checks approx_count_distinct's relative standard deviation as
+// Spark does (at least 4 index bits: rsd below 0.391), and against
+// MaxPrecision.
+func ValidRSD(rsd float64) error {
+	if math.IsNaN(rsd) || rsd <= 0 || Precision(rsd) < 4 {
+		return fmt.Errorf("approx_count_distinct: relative standard deviation %v is out of range: HLL++ requires at least 4 bits for addressing; use a lower error, at most 39%% (0.39)", rsd)
+	}
+	if Precision(rsd) > MaxPrecision {
+		return fmt.Errorf("approx_count_distinct: relative standard deviation %v needs %d index bits (%d KB of state per group); use at least 0.0016 (%d bits)", rsd, Precision(rsd), (1<<Precision(rsd))*6/8/1024, MaxPrecision)
+	}
+	return nil
+}
+
+// SparkName is the output column name Spark gives the aggregate:
+// approx_count_distinct(x) whatever its rsd, first(x) with or without
+// ignoreNulls, first_value(x) when so spelled.
+func (a Agg) SparkName() string {
+	switch a.Func {
+	case AggApproxCountDistinct, AggFirst, AggLast, AggCollectList, AggCollectSet:
+		name := a.Func.String()
+		if a.Spelling != "" {
+			name = a.Spelling
+		}
+		return name + "(" + a.Arg.String() + ")"
+	}
+	return a.String()
 }
 
 func (ColumnRef) isExpr()        {}
@@ -349,6 +427,16 @@ func (a Agg) String() string {
 		return "count(*)"
 	case a.Func == AggCountDistinct:
 		return "count(DISTINCT " + a.Arg.String() + ")"
+	case a.Func == AggApproxCountDistinct:
+		// the rsd is part of the text (plan fingerprints compare it: it
+		// sets the size of the state); SparkName is the output name
+		rsd := a.RSD
+		if rsd == 0 {
+			rsd = DefaultRSD
+		}
+		return fmt.Sprintf("approx_count_distinct(%s, %v)", a.Arg, rsd)
+	case (a.Func == AggFirst || a.Func == AggLast) && a.IgnoreNulls:
+		return a.Func.String() + "(" + a.Arg.String() + ") IGNORE NULLS"
 	default:
 		return a.Func.String() + "(" + a.Arg.String() + ")"
 	}
@@ -368,6 +456,8 @@ func OutputName(e Expr) string {
 		return "window"
 	case Session:
 		return "session_window"
+	case Agg:
+		return e.SparkName()
 	default:
 		return e.String()
 	}

@@ -236,7 +236,7 @@ func NewAggregate(in Node, keys, aggs []Expr) (*Aggregate, error) {
 	for _, a := range aggs {
 		ag, ok := Unalias(a).(Agg)
 		if !ok {
-			return nil, fmt.Errorf("agg %s: not an aggregate function (use Count, Sum, Min, Max, Avg, CountDistinct)", a)
+			return nil, fmt.Errorf("agg %s: not an aggregate function (use Count, Sum, Min, Max, Avg, CountDistinct, ApproxCountDistinct, First, Last, CollectList, CollectSet)", a)
 		}
 		if ag.Arg != nil && hasAgg(ag.Arg) {
 			return nil, fmt.Errorf("agg %s: nested aggregate functions", a)
@@ -245,7 +245,8 @@ func NewAggregate(in Node, keys, aggs []Expr) (*Aggregate, error) {
 		if err != nil {
 			return nil, fmt.Errorf("agg %s: %w", a, err)
 		}
-		nullable := ag.Func != AggCount && ag.Func != AggCountAll && ag.Func != AggCountDistinct
+		nullable := ag.Func != AggCount && ag.Func != AggCountAll && ag.Func != AggCountDistinct &&
+			ag.Func != AggApproxCountDistinct && ag.Func != AggCollectList && ag.Func != AggCollectSet
 		if err := add(arrow.Field{Name: OutputName(a), Type: t, Nullable: nullable}); err != nil {
 			return nil, err
 		}

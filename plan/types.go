@@ -230,6 +230,13 @@ func binaryType(e Binary, s *arrow.Schema) (arrow.DataType, error) {
 	}
 }
 
+func orDefault(rsd float64) float64 {
+	if rsd == 0 {
+		return DefaultRSD
+	}
+	return rsd
+}
+
 func aggType(e Agg, s *arrow.Schema) (arrow.DataType, error) {
 	if e.Func == AggCountAll {
 		return arrow.PrimitiveTypes.Int64, nil
@@ -241,6 +248,20 @@ func aggType(e Agg, s *arrow.Schema) (arrow.DataType, error) {
 	switch e.Func {
 	case AggCount, AggCountDistinct:
 		return arrow.PrimitiveTypes.Int64, nil
+	case AggApproxCountDistinct, AggFirst, AggLast, AggCollectList, AggCollectSet:
+		if !keyType(t) {
+			return nil, fmt.Errorf("%s(%s): needs a number, boolean, string, binary or timestamp, got %s", e.Func, e.Arg, columnar.TypeName(t))
+		}
+		switch e.Func {
+		case AggApproxCountDistinct:
+			if err := ValidRSD(orDefault(e.RSD)); err != nil {
+				return nil, err
+			}
+			return arrow.PrimitiveTypes.Int64, nil
+		case AggCollectList, AggCollectSet:
+			return arrow.ListOf(t), nil
+		}
+		return t, nil // first, last: the input type
 	case AggAvg:
 		if !isNumeric(t) {
 			return nil, fmt.Errorf("avg(%s): needs a number, got %s", e.Arg, columnar.TypeName(t))

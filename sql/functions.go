@@ -11,14 +11,15 @@ import (
 )
 
 // supported are the functions plan can express, by lower-case name.
-var supported = []string{"avg", "cast", "count", "current_timestamp", "max", "mean", "min", "now", "session_window", "sum", "window"}
+var supported = []string{"approx_count_distinct", "avg", "cast", "collect_list", "collect_set", "count", "current_timestamp",
+	"first", "first_value", "last", "last_value", "max", "mean", "min", "now", "session_window", "sum", "window"}
 
 // sparkFunctions are Spark functions that Millrace does not have yet: a
 // call names them as unsupported rather than unknown.
-var sparkFunctions = strings.Fields(`abs acos approx_count_distinct array asin atan ceil ceiling coalesce collect_list
-collect_set concat concat_ws cos date_add date_format date_sub date_trunc datediff day dayofmonth dayofweek
-exp first floor from_json from_unixtime get_json_object greatest hash hour if ifnull initcap instr
-last least length lower lpad ltrim md5 minute mod month nullif nvl pow power regexp_extract
+var sparkFunctions = strings.Fields(`abs acos array asin atan ceil ceiling coalesce
+concat concat_ws cos date_add date_format date_sub date_trunc datediff day dayofmonth dayofweek
+exp floor from_json from_unixtime get_json_object greatest hash hour if ifnull initcap instr
+least length lower lpad ltrim md5 minute mod month nullif nvl pow power regexp_extract
 regexp_replace replace round rpad rtrim second sha1 sha2 sign split sqrt startswith struct substr
 substring to_date to_json to_timestamp trim try_cast unix_timestamp upper xxhash64 year`)
 
@@ -53,6 +54,8 @@ func (p *parser) call() (plan.Expr, error) {
 		return plan.CurrentTimestamp{}, nil
 	case "count", "sum", "min", "max", "avg", "mean":
 		return p.aggregate(name, lname)
+	case "approx_count_distinct", "first", "last", "first_value", "last_value", "collect_list", "collect_set":
+		return p.aggregateWithOptions(name, lname)
 	case "window", "session_window":
 		return p.window(name, lname)
 	}
@@ -123,6 +126,111 @@ func (p *parser) aggregate(name token, lname string) (plan.Expr, error) {
 		f = plan.AggCountDistinct
 	}
 	return plan.Agg{Func: f, Arg: arg}, nil
+}
+
+// aggregateWithOptions parses the aggregates whose second argument is an
+// option Spark wants as a literal: approx_count_distinct(e[, rsd]) (a
+// double literal), first|last|first_value|last_value(e[, ignoreNulls]) (a
+// boolean literal) optionally followed by IGNORE NULLS or RESPECT NULLS,
+// and collect_list(e), collect_set(e).
+func (p *parser) aggregateWithOptions(name token, lname string) (plan.Expr, error) {
+	if t := p.peek(); t.isWord("DISTINCT") {
+		return nil, p.errAt(t, "%s(DISTINCT …) is not supported yet", lname)
+	}
+	p.acceptWord("ALL")
+	var args []plan.Expr
+	var at []token // the first token of each argument
+	if !p.peek().isOp(")") {
+		for {
+			at = append(at, p.peek())
+			e, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, e)
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+	}
+	if err := p.expectOp(")"); err != nil {
+		return nil, err
+	}
+	maxArgs := 2
+	if lname == "collect_list" || lname == "collect_set" {
+		maxArgs = 1
+	}
+	if len(args) < 1 || len(args) > maxArgs {
+		want := "1 or 2 arguments"
+		if maxArgs == 1 {
+			want = "1 argument"
+		}
+		return nil, p.errAt(name, "%s takes %s, got %d", lname, want, len(args))
+	}
+	a := plan.Agg{Arg: args[0]}
+	switch lname {
+	case "approx_count_distinct":
+		a.Func = plan.AggApproxCountDistinct
+		if len(args) == 2 {
+			rsd, ok := doubleLiteral(args[1])
+			if !ok {
+				return nil, p.errAt(at[1], "the second argument of approx_count_distinct (the relative standard deviation) should be a double literal, got %s", args[1])
+			}
+			if err := plan.ValidRSD(rsd); err != nil {
+				return nil, p.errAt(at[1], "%s", err)
+			}
+			a.RSD = rsd
+		}
+	case "collect_list":
+		a.Func = plan.AggCollectList
+	case "collect_set":
+		a.Func = plan.AggCollectSet
+	default: // first, last and their _value spellings
+		a.Func = plan.AggFirst
+		if strings.HasPrefix(lname, "last") {
+			a.Func = plan.AggLast
+		}
+		if strings.HasSuffix(lname, "_value") {
+			a.Spelling = lname
+		}
+		if len(args) == 2 {
+			l, ok := args[1].(plan.Literal)
+			b, isBool := l.Value.(bool)
+			if !ok || !isBool {
+				return nil, p.errAt(at[1], "the second argument of %s (ignoreNulls) should be a boolean literal, got %s", lname, args[1])
+			}
+			a.IgnoreNulls = b
+		}
+		// IGNORE NULLS / RESPECT NULLS after the call; Spark then names
+		// the output first(x)/last(x) whatever the spelling
+		if t := p.peek(); (t.isWord("IGNORE") || t.isWord("RESPECT")) && p.peekAt(1).isWord("NULLS") {
+			p.next()
+			p.next()
+			a.IgnoreNulls = a.IgnoreNulls || t.isWord("IGNORE")
+			a.Spelling = ""
+		}
+	}
+	if t := p.peek(); t.isWord("FILTER") || t.isWord("OVER") {
+		return nil, p.errAt(t, "%s after an aggregate is not supported yet", strings.ToUpper(t.text))
+	}
+	return a, nil
+}
+
+// doubleLiteral is the value of a (possibly negated) double literal.
+func doubleLiteral(e plan.Expr) (float64, bool) {
+	neg := false
+	if n, ok := e.(plan.Neg); ok {
+		neg, e = true, n.E
+	}
+	l, ok := e.(plan.Literal)
+	f, isFloat := l.Value.(float64)
+	if !ok || !isFloat {
+		return 0, false
+	}
+	if neg {
+		f = -f
+	}
+	return f, true
 }
 
 // window parses window(time, size[, slide[, start]]) and
