@@ -304,3 +304,111 @@ func sortedList(v any) any {
 	sort.SliceStable(l, func(i, j int) bool { return lessValue(l[i], l[j]) })
 	return l
 }
+
+// TestNewAggregatesWindowedModes runs the Go API's ApproxCountDistinct,
+// First, Last, CollectList and CollectSet in a windowed aggregation with a
+// watermark, in Append and Update mode, stopped after two of four triggers
+// and restarted from the checkpoint: Append writes each closed window once
+// (its state then evicted), Update every changed group; the last values
+// written per group must be those of all its rows, in arrival order.
+func TestNewAggregatesWindowedModes(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "ts", Type: arrow.FixedWidthTypes.Timestamp_us, Nullable: true},
+		{Name: "k", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "v", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	var batches [][][]any
+	type group struct {
+		ws, k int64
+	}
+	type want struct {
+		first    any
+		last     any
+		list     []any
+		set      []any
+		distinct map[string]bool
+	}
+	expect := map[group]*want{}
+	for b := 0; b < 4; b++ {
+		var rows [][]any
+		for i := 0; i < 30; i++ {
+			sec := b*8 + i%9 // windows of 10 s: rows of a window spread over triggers
+			ts := base.Add(time.Duration(sec) * time.Second)
+			k := int64(i % 2)
+			var v any
+			if i%7 != 3 {
+				v = fmt.Sprintf("v%d", (i*b+i)%11)
+			}
+			rows = append(rows, []any{ts, k, v})
+			g := group{ts.Truncate(10*time.Second).UnixMicro(), k}
+			w := expect[g]
+			if w == nil {
+				w = &want{first: v, distinct: map[string]bool{}}
+				expect[g] = w
+			}
+			if v != nil {
+				w.last = v
+				w.list = append(w.list, v)
+				if !w.distinct[v.(string)] {
+					w.distinct[v.(string)] = true
+					w.set = append(w.set, v)
+				}
+			}
+		}
+		batches = append(batches, rows)
+	}
+	// a last trigger far ahead closes every window above
+	batches = append(batches, [][]any{{base.Add(time.Hour), int64(9), "late"}})
+	for _, mode := range []millrace.OutputMode{millrace.Append, millrace.Update} {
+		t.Run(fmt.Sprint(mode), func(t *testing.T) {
+			dir := t.TempDir()
+			got := map[group][]any{}
+			for _, upto := range []int{2, len(batches)} {
+				src, err := memsrc.New(schema, memsrc.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, rows := range batches[:upto] {
+					if _, err := src.AddRows(rows...); err != nil {
+						t.Fatal(err)
+					}
+				}
+				col := millrace.Col
+				s := millrace.ReadStream(src).WithWatermark("ts", 0).
+					GroupBy(millrace.Window(col("ts"), 10*time.Second), col("k")).
+					Agg(millrace.ApproxCountDistinct(col("v")).As("n"), millrace.First(col("v")).As("f"),
+						millrace.Last(col("v"), true).As("l"), millrace.CollectList(col("v")).As("list"),
+						millrace.CollectSet(col("v")).As("set")).
+					Select(col("window.start").As("ws"), col("k"), col("n"), col("f"), col("l"), col("list"), col("set"))
+				rec := testutil.NewRecorder()
+				q, err := s.WriteStream(rec).OutputMode(mode).Checkpoint(dir).MaxRowsPerTrigger(30).
+					Trigger(millrace.AvailableNow()).Start(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := q.AwaitTermination(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				for _, row := range rec.All() {
+					g := group{row[0].(int64), row[1].(int64)}
+					if _, seen := got[g]; seen && mode == millrace.Append {
+						t.Errorf("window %v written twice in Append mode", g)
+					}
+					got[g] = row[2:]
+				}
+			}
+			for g, w := range expect {
+				row, ok := got[g]
+				if !ok {
+					t.Errorf("group %v not written", g)
+					continue
+				}
+				wantRow := []any{int64(len(w.distinct)), w.first, w.last, w.list, w.set}
+				if fmt.Sprint(row) != fmt.Sprint(wantRow) {
+					t.Errorf("group %v: got %v, want %v", g, row, wantRow)
+				}
+			}
+		})
+	}
+}
