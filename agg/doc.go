@@ -51,9 +51,18 @@
 // group id (DataFusion's GroupsAccumulator): after the table maps a batch to
 // group ids, each accumulator runs one scatter loop over the batch, chosen
 // once per batch by type, nulls and selection. count distinct keeps a second
-// hash table of (group id, value) pairs. Results: count, count(*) and count
-// distinct are int64; sum of integers is int64, of floats float64; min/max
-// have the input type; avg is float64. Sum, min, max and avg of a group with
+// hash table of (group id, value) pairs; so do collect_set and collect_list
+// (whose pairs carry a sequence number, so every row is an entry), whose
+// lists come out in arrival order and whose state grows with the group.
+// approx_count_distinct (hll.go) is Spark's HyperLogLog++: 2^p 6-bit
+// registers per group packed ten to a word, fed by Spark's XxHash64 of the
+// value (sparkhash.go), estimated with the HLL++ bias tables Spark ships
+// (hll_tables.go, generated from Spark's class), so that estimates are
+// Spark's exactly. first/last (firstlast.go) keep one value per group,
+// chosen by arrival order. Results: count, count(*), count distinct and
+// approx_count_distinct are int64; sum of integers is int64, of floats
+// float64; min/max/first/last have the input type; avg is float64;
+// collect_* are lists of the input type. Sum, min, max and avg of a group with
 // no non-null input are null. count(*) with a sum of an int64 column without
 // nulls runs as one fused loop (fused.go). The seen flags of sum/min/max are
 // not written per row for a batch without nulls: when every older group is
