@@ -412,3 +412,53 @@ func TestNewAggregatesWindowedModes(t *testing.T) {
 		})
 	}
 }
+
+// TestApproxCountDistinctRSDErrors: the Go API refuses the rsd values the
+// SQL front end refuses (Spark's bound, and Millrace's 19 index bits)
+// before the query starts, and a changed rsd is a changed plan for a
+// checkpoint (the state's size depends on it).
+func TestApproxCountDistinctRSDErrors(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "x", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
+	stream := func(rsd ...float64) *millrace.Stream {
+		src, err := memsrc.New(schema, memsrc.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := src.AddRows([]any{int64(1), int64(2)}); err != nil {
+			t.Fatal(err)
+		}
+		return millrace.ReadStream(src).GroupBy(millrace.Col("k")).Agg(millrace.ApproxCountDistinct(millrace.Col("x"), rsd...))
+	}
+	for _, rsd := range []float64{0.4, 0, -0.1, 0.0015, math.NaN()} {
+		if err := stream(rsd).Err(); err == nil {
+			t.Errorf("rsd %v accepted", rsd)
+		} else {
+			t.Logf("rsd %v: %v", rsd, err)
+		}
+	}
+	for _, rsd := range []float64{0.39, 0.01, 0.0016} {
+		if err := stream(rsd).Err(); err != nil {
+			t.Errorf("rsd %v: %v", rsd, err)
+		}
+	}
+	if got := stream().Schema().Field(1).Name; got != "approx_count_distinct(x)" {
+		t.Errorf("output named %q, Spark's name is approx_count_distinct(x)", got)
+	}
+	dir := t.TempDir()
+	for i, rsd := range []float64{0.05, 0.01} {
+		q, err := stream(rsd).WriteStream(testutil.NewRecorder()).OutputMode(millrace.Complete).Checkpoint(dir).
+			Trigger(millrace.AvailableNow()).Start(context.Background())
+		if err == nil {
+			err = q.AwaitTermination(context.Background())
+		}
+		switch {
+		case i == 0 && err != nil:
+			t.Fatal(err)
+		case i == 1 && err == nil:
+			t.Error("restarted with another rsd over the same checkpoint")
+		case i == 1:
+			t.Logf("restart with rsd 0.01: %v", err)
+		}
+	}
+}
