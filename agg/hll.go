@@ -149,30 +149,30 @@ func (a *hllAcc) update(groups []uint32, arg arrow.Array, sel []int32) error {
 	default:
 		return fmt.Errorf("approx_count_distinct of %s", columnar.TypeName(arg.DataType()))
 	}
-	if arg.NullN() == 0 {
-		for i, g := range groups {
-			a.add(g, h[i])
-		}
-		return nil
+	var bm []byte
+	off := 0
+	if arg.NullN() > 0 {
+		bm, off = validity(arg)
 	}
-	bm, off := validity(arg)
+	// Spark's update, written out in the loop (a call per row costs as
+	// much as the update): the register of hash x is its top p bits; its
+	// value the leading zeros of the rest, plus one, if larger.
+	p, words, regs := a.p, a.words, a.regs
+	pad := uint64(1) << (p - 1)
 	for i, g := range groups {
-		if bitutil.BitIsSet(bm, off+row(i)) {
-			a.add(g, h[i])
+		if bm != nil && !bitutil.BitIsSet(bm, off+row(i)) {
+			continue
+		}
+		x := h[i]
+		idx := int(x >> (64 - p))
+		pw := uint64(bits.LeadingZeros64(x<<p|pad)) + 1
+		w := int(g)*words + idx/hllRegsInWord
+		shift := hllRegBits * uint(idx%hllRegsInWord)
+		if cur := (regs[w] >> shift) & hllRegMask; pw > cur {
+			regs[w] = regs[w]&^(hllRegMask<<shift) | pw<<shift
 		}
 	}
 	return nil
-}
-
-// add raises group g's register of hash x (Spark's update).
-func (a *hllAcc) add(g uint32, x uint64) {
-	idx := int(x >> (64 - a.p))
-	pw := uint64(bits.LeadingZeros64(x<<a.p|1<<(a.p-1))) + 1
-	w := int(g)*a.words + idx/hllRegsInWord
-	shift := hllRegBits * uint(idx%hllRegsInWord)
-	if cur := (a.regs[w] >> shift) & hllRegMask; pw > cur {
-		a.regs[w] = a.regs[w]&^(hllRegMask<<shift) | pw<<shift
-	}
 }
 
 // estimate is Spark's query of group g's sketch.
