@@ -12,13 +12,6 @@ import (
 	"github.com/millrace/millrace/internal/fuzzutil"
 )
 
-// FuzzLoadGroups fuzzes the aggregation state encoding that a restart reads
-// back from the state store (EncodeStates / LoadGroups), for a table with
-// every accumulator (fuzzSpecs). Properties: no panic or hang; an accepted
-// state re-encodes to bytes that load and re-encode identically, and the
-// loaded group can be emitted.
-//
-//	go test -run '^$' -fuzz FuzzLoadGroups -fuzztime 10m -parallel 1 ./agg/
 // fuzzSpecs are testSpecs and the aggregates that Spark's golden files
 // check (approx_count_distinct, first/last, collect_list/collect_set).
 var fuzzSpecs = append(append([]Spec(nil), testSpecs...),
@@ -30,6 +23,13 @@ var fuzzSpecs = append(append([]Spec(nil), testSpecs...),
 	Spec{Func: CollectList, Arg: 3, Name: "list_ts"},
 )
 
+// FuzzLoadGroups fuzzes the aggregation state encoding that a restart reads
+// back from the state store (EncodeStates / LoadGroups), for a table with
+// every accumulator (fuzzSpecs). Properties: no panic or hang; an accepted
+// state re-encodes to bytes that load and re-encode identically, and the
+// loaded group can be emitted.
+//
+//	go test -run '^$' -fuzz FuzzLoadGroups -fuzztime 10m -parallel 1 ./agg/
 func FuzzLoadGroups(f *testing.F) {
 	keyTypes := []arrow.DataType{arrow.PrimitiveTypes.Int64}
 	mem := memory.DefaultAllocator

@@ -335,3 +335,48 @@ func renderAny(col arrow.Array, r int) string {
 	}
 	return "[" + strings.Join(cells, " ") + "]"
 }
+
+// TestHLLStateForms: a sketch with few registers set is written sparse,
+// a full one dense; both load back to the same estimates.
+func TestHLLStateForms(t *testing.T) {
+	keyTypes := []arrow.DataType{arrow.PrimitiveTypes.Int64}
+	specs := []Spec{{Func: ApproxCountDistinct, Name: "n", RSD: 0.01}}
+	tab, err := NewTable(keyTypes, keyTypes, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, vb := array.NewInt64Builder(memory.DefaultAllocator), array.NewInt64Builder(memory.DefaultAllocator)
+	for i := range 50000 {
+		g := int64(1)
+		if i < 5 {
+			g = 0
+		}
+		kb.Append(g)
+		vb.Append(int64(i))
+	}
+	k, v := kb.NewArray(), vb.NewArray()
+	defer k.Release()
+	defer v.Release()
+	if err := tab.Update([]arrow.Array{k}, []arrow.Array{v}, nil); err != nil {
+		t.Fatal(err)
+	}
+	states := tab.EncodeStates(tab.AllGroups())
+	if states[0][0] != hllSparse || states[1][0] != hllDense {
+		t.Fatalf("forms %d and %d, want sparse (%d) then dense (%d)", states[0][0], states[1][0], hllSparse, hllDense)
+	}
+	if len(states[0]) > 60 || len(states[1]) != 1+8*hllWords(14) {
+		t.Fatalf("state sizes %d and %d", len(states[0]), len(states[1]))
+	}
+	keys := tab.HashTable().KeyColumns(memory.DefaultAllocator, tab.AllGroups())
+	defer testutil.ReleaseAll(keys)
+	again, _ := NewTable(keyTypes, keyTypes, specs)
+	if err := again.LoadGroups(keys, states); err != nil {
+		t.Fatal(err)
+	}
+	a, b := tab.Emit(memory.DefaultAllocator, tab.AllGroups(), nil), again.Emit(memory.DefaultAllocator, again.AllGroups(), nil)
+	defer a.Release()
+	defer b.Release()
+	if x, y := a.Column(1).(*array.Int64).Int64Values(), b.Column(1).(*array.Int64).Int64Values(); fmt.Sprint(x) != fmt.Sprint(y) || x[0] != 5 {
+		t.Fatalf("estimates %v, reloaded %v", x, y)
+	}
+}

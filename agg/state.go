@@ -25,8 +25,10 @@ import (
 //	                 strings and binaries
 //	collect_list,    as count distinct: the group's values in arrival
 //	collect_set      order
-//	approx_count_    the register words, 8 bytes each (2^p/10 + 1 of
-//	distinct         them for precision p)
+//	approx_count_    a byte 0, then the register words, 8 bytes each
+//	distinct         (2^p/10 + 1 of them for precision p); or a byte 1,
+//	                 uvarint n, then n non-zero words, each as the uvarint
+//	                 gap from the previous one and 8 bytes
 //	first, last      a byte (0 unset, 1 null, 2 value), then for a value 8
 //	                 bytes, or uvarint length + bytes for strings/binaries
 //
