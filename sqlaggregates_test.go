@@ -240,7 +240,7 @@ func compareAggResult(t *testing.T, schema *arrow.Schema, got [][]any, names, ty
 	for r := range want {
 		for c := range want[r] {
 			g, w := enc[r][c], want[r][c]
-			if strings.HasPrefix(names[c], "collect_set(") {
+			if strings.HasPrefix(names[c], "collect_set(") || strings.HasPrefix(names[c], "collect_list(DISTINCT") {
 				g, w = sortedList(g), sortedList(w)
 			}
 			if !sameValue(g, w) && bad < 20 {

@@ -156,6 +156,9 @@ func compileAggs(aggs []plan.Expr, in *arrow.Schema) ([]evaluator, []arrow.DataT
 		ag := plan.Unalias(e).(plan.Agg)
 		spec := agg.Spec{Func: aggFunc(ag.Func), Arg: len(args), Name: plan.OutputName(e), Checked: compilingChecked,
 			RSD: ag.RSD, IgnoreNulls: ag.IgnoreNulls}
+		if ag.Func == plan.AggCollectList && ag.Distinct {
+			spec.Func = agg.CollectSet // collect_list(DISTINCT x)
+		}
 		if ag.Func == plan.AggCountAll {
 			spec.Arg = -1
 		} else {

@@ -234,6 +234,10 @@ type Agg struct {
 	// Spelling is the function name as written when Spark names the output
 	// column after it rather than after Func: "first_value", "last_value".
 	Spelling string
+	// Distinct is approx_count_distinct, collect_list or collect_set
+	// (DISTINCT x): the same result but for collect_list, which becomes
+	// collect_set; Spark names the output after it.
+	Distinct bool
 }
 
 // Precision is the number of HyperLogLog++ index bits approx_count_distinct
@@ -281,7 +285,12 @@ func (a Agg) SparkName() string {
 		if a.Spelling != "" {
 			name = a.Spelling
 		}
-		return name + "(" + a.Arg.String() + ")"
+		if a.Distinct {
+			name += "(DISTINCT "
+		} else {
+			name += "("
+		}
+		return name + a.Arg.String() + ")"
 	}
 	return a.String()
 }
@@ -437,6 +446,8 @@ func (a Agg) String() string {
 		return fmt.Sprintf("approx_count_distinct(%s, %v)", a.Arg, rsd)
 	case (a.Func == AggFirst || a.Func == AggLast) && a.IgnoreNulls:
 		return a.Func.String() + "(" + a.Arg.String() + ") IGNORE NULLS"
+	case a.Distinct:
+		return a.Func.String() + "(DISTINCT " + a.Arg.String() + ")"
 	default:
 		return a.Func.String() + "(" + a.Arg.String() + ")"
 	}

@@ -134,8 +134,15 @@ func (p *parser) aggregate(name token, lname string) (plan.Expr, error) {
 // boolean literal) optionally followed by IGNORE NULLS or RESPECT NULLS,
 // and collect_list(e), collect_set(e).
 func (p *parser) aggregateWithOptions(name token, lname string) (plan.Expr, error) {
+	distinct := false
 	if t := p.peek(); t.isWord("DISTINCT") {
-		return nil, p.errAt(t, "%s(DISTINCT …) is not supported yet", lname)
+		// a no-op for these three, as in Spark (collect_list becomes a
+		// set); first/last over distinct values follow no arrival order
+		if lname != "approx_count_distinct" && lname != "collect_list" && lname != "collect_set" {
+			return nil, p.errAt(t, "%s(DISTINCT …) is not supported yet", lname)
+		}
+		p.next()
+		distinct = true
 	}
 	p.acceptWord("ALL")
 	var args []plan.Expr
@@ -167,7 +174,7 @@ func (p *parser) aggregateWithOptions(name token, lname string) (plan.Expr, erro
 		}
 		return nil, p.errAt(name, "%s takes %s, got %d", lname, want, len(args))
 	}
-	a := plan.Agg{Arg: args[0]}
+	a := plan.Agg{Arg: args[0], Distinct: distinct}
 	switch lname {
 	case "approx_count_distinct":
 		a.Func = plan.AggApproxCountDistinct
