@@ -341,7 +341,7 @@ func TestNewAggregatesWindowedModes(t *testing.T) {
 				v = fmt.Sprintf("v%d", (i*b+i)%11)
 			}
 			rows = append(rows, []any{ts, k, v})
-			g := group{ts.Truncate(10*time.Second).UnixMicro(), k}
+			g := group{ts.Truncate(10 * time.Second).UnixMicro(), k}
 			w := expect[g]
 			if w == nil {
 				w = &want{first: v, distinct: map[string]bool{}}
