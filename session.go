@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"sort"
 	"strings"
 	"sync"
 
@@ -19,6 +18,7 @@ type Session struct {
 	mu    sync.Mutex
 	views map[string]*Stream // by lower-case name
 	names map[string]string  // lower-case name → name as registered
+	ddl   ddlState           // declared tables and settings: session_ddl.go
 }
 
 // NewSession returns a Session with no views.
@@ -71,6 +71,8 @@ func (se *Session) SQL(ctx context.Context, text string) (*Stream, error) {
 type sqlPlanner struct {
 	se   *Session
 	text string
+	// tables are the streams of the declared tables the statement reads.
+	tables map[string]*Stream
 }
 
 func (pl *sqlPlanner) view(t *sql.Table) (*Stream, error) {
@@ -82,11 +84,10 @@ func (pl *sqlPlanner) view(t *sql.Table) (*Stream, error) {
 		}
 		return s, nil
 	}
-	names := make([]string, 0, len(pl.se.names))
-	for _, n := range pl.se.names {
-		names = append(names, n)
+	if s, ok, err := pl.tableLocked(t); ok { // a declared table: session_ddl.go
+		return s, err
 	}
-	sort.Strings(names)
+	names := pl.se.namesLocked()
 	return nil, sql.ErrorAt(pl.text, t.At, fmt.Sprintf("view %q not found%s", t.Name, sql.Suggest(t.Name, names)))
 }
 
@@ -119,6 +120,12 @@ func (pl *sqlPlanner) selectStmt(q *sql.Select) (*Stream, error) {
 		s = v
 	case *sql.Subquery:
 		v, err := pl.query(f.Query)
+		if err != nil {
+			return nil, err
+		}
+		s = v
+	case *sql.Watermarked: // session_ddl.go
+		v, err := pl.watermarked(f)
 		if err != nil {
 			return nil, err
 		}

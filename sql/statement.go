@@ -274,12 +274,19 @@ var queryKeywords = map[string]bool{
 	"SEMI": true, "ANTI": true, "NATURAL": true, "LATERAL": true, "ON": true, "USING": true,
 	"INTERSECT": true, "EXCEPT": true, "MINUS": true, "WINDOW": true, "SORT": true,
 	"CLUSTER": true, "DISTRIBUTE": true, "OFFSET": true, "QUALIFY": true, "SELECT": true, "FROM": true,
+	"WATERMARK": true,
 }
 
 func (p *parser) fromItem() (From, error) {
 	t := p.peek()
 	var f From
+	st, isStream, err := p.streamTable() // STREAM name, STREAM(name): watermark.go
+	if err != nil {
+		return nil, err
+	}
 	switch {
+	case isStream:
+		f = st
 	case t.isOp("("):
 		p.next()
 		if u := p.peek(); !u.isWord("SELECT") && !u.isOp("(") && !u.isWord("WITH") {
@@ -307,6 +314,10 @@ func (p *parser) fromItem() (From, error) {
 	default:
 		return nil, p.errAt(t, "expected a view name or (subquery), found %s", t.describe())
 	}
+	wm, err := p.watermarkClause() // WATERMARK … DELAY OF …: watermark.go
+	if err != nil {
+		return nil, err
+	}
 	// [AS] alias
 	as := p.acceptWord("AS")
 	a := p.peek()
@@ -323,6 +334,10 @@ func (p *parser) fromItem() (From, error) {
 		f.Alias = alias
 	case *Subquery:
 		f.Alias = alias
+	}
+	if wm != nil {
+		wm.Input = f
+		return wm, nil
 	}
 	return f, nil
 }

@@ -1,0 +1,83 @@
+package builtin
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/millrace/millrace/catalog"
+	"github.com/millrace/millrace/lake"
+	"github.com/millrace/millrace/sinks"
+	"github.com/millrace/millrace/sources"
+)
+
+type deltaTable struct {
+	name, path string
+	columns    *arrow.Schema
+	src        lake.SourceOptions
+	partBy     []string
+}
+
+func openDelta(d catalog.Decl) (catalog.Table, error) {
+	o := catalog.NewOptions(d)
+	p, err := path(d, o)
+	if err != nil {
+		return nil, err
+	}
+	t := &deltaTable{name: d.Name, path: p, columns: d.Columns, partBy: d.PartitionBy}
+	if _, ok := o.String("startingVersion"); ok {
+		v, err := o.Int("startingVersion")
+		if err != nil {
+			return nil, err
+		}
+		t.src.StartingVersion = &v
+	}
+	if b, _, err := o.Bool("skipChangeCommits"); err != nil {
+		return nil, err
+	} else {
+		t.src.SkipChangeCommits = b
+	}
+	if err := o.Unknown(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// exists reports whether the table has a log yet.
+func (t *deltaTable) exists() bool {
+	_, err := os.Stat(t.path + "/_delta_log")
+	return err == nil
+}
+
+// Schema is the table's schema when it exists, else the declared columns
+// (nil without them: the first INSERT INTO creates the table with its
+// query's schema).
+func (t *deltaTable) Schema() (*arrow.Schema, error) {
+	if !t.exists() {
+		return t.columns, nil
+	}
+	snap, err := lake.LoadSnapshot(t.path, -1)
+	if err != nil {
+		return nil, fmt.Errorf("delta table %s: %w", t.name, err)
+	}
+	return snap.Schema(), nil
+}
+
+func (t *deltaTable) NewSource() (sources.Source, error) {
+	if !t.exists() {
+		return nil, fmt.Errorf("delta table %s: no Delta table at %s yet (INSERT INTO it first): %w", t.name, t.path, os.ErrNotExist)
+	}
+	s, err := lake.NewSource(t.path, t.src)
+	if err != nil {
+		return nil, fmt.Errorf("delta table %s: %w", t.name, err)
+	}
+	return s, nil
+}
+
+func (t *deltaTable) NewSink() (sinks.Sink, error) {
+	if t.src.StartingVersion != nil || t.src.SkipChangeCommits {
+		return nil, errors.New("delta table " + t.name + ": startingVersion and skipChangeCommits are read options; declare another table to write")
+	}
+	return lake.NewSink(t.path, lake.SinkOptions{Table: lake.Options{PartitionBy: t.partBy}})
+}

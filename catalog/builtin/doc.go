@@ -1,0 +1,38 @@
+// Package builtin registers Millrace's connectors as SQL table formats
+// (package catalog): import it for its effect,
+//
+//	import _ "github.com/millrace/millrace/catalog/builtin"
+//
+// and CREATE TABLE … USING kafka, delta, parquet, json, csv or rate work.
+// Options are Spark's, keys case-insensitive; an option a format does not
+// know is an error (Spark ignores it), so that a misspelt key does not go
+// unnoticed:
+//
+//	kafka   kafka.bootstrap.servers (required); subscribe or subscribePattern
+//	        to read, topic to write; startingOffsets, maxOffsetsPerTrigger,
+//	        minOffsetsPerTrigger, maxTriggerDelay, failOnDataLoss. The schema
+//	        is Kafka's (key, value, topic, partition, offset, timestamp,
+//	        headers): no column list. INSERT INTO writes the value column
+//	        (string or binary, required) and key (optional), as Spark's
+//	        Kafka sink.
+//	delta   LOCATION or path (required); startingVersion, skipChangeCommits.
+//	        The column list is optional: the table's own schema is used.
+//	        PARTITIONED BY applies when INSERT INTO creates the table.
+//	parquet LOCATION or path (a directory, required); maxFilesPerTrigger,
+//	        pathGlobFilter. Read only; a column list is required.
+//	json    as parquet, and written as JSON lines by INSERT INTO.
+//	csv     as json; header, sep (or delimiter).
+//	rate    rowsPerSecond, rampUpTime, numPartitions; Spark's rate schema
+//	        (timestamp, value); read only.
+package builtin
+
+import "github.com/millrace/millrace/catalog"
+
+func init() {
+	catalog.Register("kafka", openKafka)
+	catalog.Register("delta", openDelta)
+	catalog.Register("parquet", openFiles)
+	catalog.Register("json", openFiles)
+	catalog.Register("csv", openFiles)
+	catalog.Register("rate", openRate)
+}

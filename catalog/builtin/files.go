@@ -1,0 +1,86 @@
+package builtin
+
+import (
+	"fmt"
+	"os"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/millrace/millrace/catalog"
+	"github.com/millrace/millrace/sinks"
+	filesink "github.com/millrace/millrace/sinks/file"
+	"github.com/millrace/millrace/sources"
+	"github.com/millrace/millrace/sources/file"
+)
+
+// fileTable is a directory of parquet, json or csv files, read as a
+// stream of new files (Spark's file source).
+type fileTable struct {
+	name string
+	opts file.Options
+}
+
+func openFiles(d catalog.Decl) (catalog.Table, error) {
+	o := catalog.NewOptions(d)
+	p, err := path(d, o)
+	if err != nil {
+		return nil, err
+	}
+	t := &fileTable{name: d.Name, opts: file.Options{Path: p, Format: file.Format(d.Format), Schema: d.Columns}}
+	if d.Columns == nil {
+		return nil, &catalog.ColumnsError{Msg: fmt.Sprintf("%s tables need a column list: CREATE TABLE %s (col TYPE, …) USING %s", d.Format, d.Name, d.Format)}
+	}
+	n, err := o.Int("maxFilesPerTrigger")
+	if err != nil {
+		return nil, err
+	}
+	t.opts.MaxFilesPerTrigger = int(n)
+	t.opts.Pattern, _ = o.String("pathGlobFilter")
+	if d.Format == "csv" {
+		if b, _, err := o.Bool("header"); err != nil {
+			return nil, err
+		} else {
+			t.opts.Header = b
+		}
+		sep, ok := o.String("sep")
+		if !ok {
+			sep, ok = o.String("delimiter")
+		}
+		if ok {
+			r, size := utf8.DecodeRuneInString(sep)
+			if size == 0 || size != len(sep) {
+				return nil, &catalog.OptionError{Key: "sep", Msg: fmt.Sprintf("option sep: %q is not one character", sep)}
+			}
+			t.opts.Delimiter = r
+		}
+	}
+	if err := o.Unknown(); err != nil {
+		return nil, err
+	}
+	if _, err := file.New(t.opts); err != nil { // validates the schema and options
+		return nil, fmt.Errorf("table %s: %w", d.Name, err)
+	}
+	return t, nil
+}
+
+func (t *fileTable) Schema() (*arrow.Schema, error) { return t.opts.Schema, nil }
+
+func (t *fileTable) NewSource() (sources.Source, error) {
+	if _, err := os.Stat(t.opts.Path); err != nil {
+		return nil, fmt.Errorf("%s table %s: %w", t.opts.Format, t.name, err)
+	}
+	return file.New(t.opts)
+}
+
+func (t *fileTable) NewSink() (sinks.Sink, error) {
+	switch t.opts.Format {
+	case file.JSON:
+		return filesink.New(t.opts.Path, filesink.Options{Format: filesink.JSONLines})
+	case file.CSV:
+		if t.opts.Delimiter != 0 && t.opts.Delimiter != ',' {
+			return nil, fmt.Errorf("csv table %s: the csv sink writes ',' separated files; sep %q is for reading", t.name, t.opts.Delimiter)
+		}
+		return filesink.New(t.opts.Path, filesink.Options{Format: filesink.CSV})
+	}
+	return nil, fmt.Errorf("%s table %s can be read, not written: INSERT INTO a delta table (Parquet files with a transaction log), or json or csv", t.opts.Format, t.name)
+}
