@@ -15,7 +15,6 @@ import (
 	"github.com/millrace/millrace/exec"
 	"github.com/millrace/millrace/plan"
 	"github.com/millrace/millrace/sinks"
-	"github.com/millrace/millrace/sinks/blackhole"
 	"github.com/millrace/millrace/sql"
 )
 
@@ -631,7 +630,7 @@ func (se *Session) explain(ctx context.Context, text string, st *sql.Explain) (*
 		if cfg.Mode, err = parseOutputMode(m); err != nil {
 			return nil, err
 		}
-		cfg.Sink, _ = blackhole.New()
+		// No sink: the statement's results go where its caller writes them.
 	case *sql.Insert:
 		ip, err := se.planInsert(text, in)
 		if err != nil {

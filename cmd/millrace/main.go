@@ -28,6 +28,6 @@ writes the result to a sink.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newDemo(), newCheckpointCmd(), newVersion(), newDeltaCmd(), newBenchCmd())
+	root.AddCommand(newDemo(), newCheckpointCmd(), newVersion(), newDeltaCmd(), newBenchCmd(), newSQLCmd())
 	return root
 }

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace/internal/kafkatest"
+	"github.com/millrace/millrace/lake"
+	kafkago "github.com/segmentio/kafka-go"
+)
+
+func TestMain(m *testing.M) { kafkatest.Main(m) }
+
+// TestSQLKafkaToDelta runs the built CLI, `millrace sql -e`, on a windowed
+// count from a Kafka topic of the test broker into a Delta table, to the
+// end of the topic (--trigger available-now), and reads the table back:
+// each window the watermark closed holds the number of records produced
+// into it. A second run with the same checkpoint finds nothing new and
+// leaves the table as it was.
+func TestSQLKafkaToDelta(t *testing.T) {
+	broker := kafkatest.Start(t)
+	topic := kafkatest.TopicName(t)
+	// The records' timestamps are fixed, in the past: keep them from
+	// retention.
+	broker.CreateTopic(t, topic, 3, map[string]string{"retention.ms": "-1"})
+
+	// 2 minutes of clicks, 5 per second, a little out of order (under the
+	// watermark's 5 seconds, so none is late).
+	base := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	r := rand.New(rand.NewSource(7))
+	want := map[time.Time]int64{}
+	var msgs []kafkago.Message
+	var maxTS time.Time
+	for i := 0; i < 600; i++ {
+		ts := base.Add(time.Duration(i) * 200 * time.Millisecond).Add(-time.Duration(r.Int63n(int64(3 * time.Second))))
+		if ts.Before(base) {
+			ts = base
+		}
+		if ts.After(maxTS) {
+			maxTS = ts
+		}
+		msgs = append(msgs, kafkago.Message{Partition: i % 3, Time: ts, Key: []byte(fmt.Sprint(i % 7)), Value: []byte(fmt.Sprintf(`{"n":%d}`, i))})
+		want[ts.Truncate(10*time.Second)]++
+	}
+	broker.Produce(t, topic, msgs...)
+	wm := maxTS.Add(-5 * time.Second)
+	for start := range want {
+		if start.Add(10 * time.Second).After(wm) {
+			delete(want, start)
+		}
+	}
+
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "millrace")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	table, ckpt := filepath.Join(dir, "counts"), filepath.Join(dir, "ckpt")
+	script := fmt.Sprintf(`
+CREATE TABLE clicks USING kafka OPTIONS (
+  kafka.bootstrap.servers '%s', subscribe '%s', startingOffsets 'earliest');
+CREATE TABLE counts USING delta LOCATION '%s';
+INSERT INTO counts
+SELECT window(timestamp, '10 seconds') AS window, count(*) AS clicks
+FROM clicks WATERMARK timestamp DELAY OF INTERVAL 5 SECONDS
+GROUP BY window(timestamp, '10 seconds')`, broker.Addr(), topic, table)
+	for run := 1; run <= 2; run++ {
+		cmd := exec.Command(bin, "sql", "--trigger", "available-now", "--checkpoint", ckpt, "-e", script)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("run %d: %v\n%s", run, err, out)
+		}
+		if run == 1 && !strings.Contains(string(out), "INSERT INTO counts: 600 rows read") {
+			t.Fatalf("run 1 did not report reading the 600 records:\n%s", out)
+		}
+		got := deltaCounts(t, table)
+		if g, w := fmt.Sprint(sortedWindows(got)), fmt.Sprint(sortedWindows(want)); g != w {
+			t.Fatalf("run %d: the table holds\n%s\nwant\n%s", run, g, w)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ckpt, "counts", "commits")); err != nil {
+		t.Fatalf("no checkpoint in --checkpoint/<table>: %v", err)
+	}
+}
+
+func deltaCounts(t *testing.T, path string) map[time.Time]int64 {
+	t.Helper()
+	snap, err := lake.LoadSnapshot(path, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := snap.Schema().String(); !strings.Contains(got, "window: type=struct<start: timestamp") || !strings.Contains(got, "clicks: type=int64") {
+		t.Fatalf("table schema %s", got)
+	}
+	recs, err := snap.ReadAll(context.Background(), memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[time.Time]int64{}
+	for _, r := range recs {
+		starts := r.Column(0).(*array.Struct).Field(0).(*array.Timestamp)
+		counts := r.Column(1).(*array.Int64)
+		for i := 0; i < int(r.NumRows()); i++ {
+			got[starts.Value(i).ToTime(arrow.Microsecond).UTC()] += counts.Value(i)
+		}
+		r.Release()
+	}
+	return got
+}
+
+func sortedWindows(m map[time.Time]int64) []string {
+	var out []string
+	for k, v := range m {
+		out = append(out, fmt.Sprintf("%s=%d", k.Format("15:04:05"), v))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestSQLCommand runs `millrace sql` in process: EXPLAIN, SET, a SELECT
+// printed as the console sink prints, a script from a file and from
+// standard input, and errors with their line and column.
+func TestSQLCommand(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	if err := os.MkdirAll(in, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(in, "a.json"), []byte(`{"ts":"2026-01-01T00:00:01Z","user":"ann"}`+"\n"+`{"ts":"2026-01-01T00:00:02Z","user":"bob"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	decl := fmt.Sprintf("CREATE TABLE clicks (ts TIMESTAMP, user STRING) USING json LOCATION '%s';\n", in)
+	out, _, err := run(t, "sql", "--trigger", "available-now", "-e", decl+"SELECT user, ts FROM clicks WHERE user <> 'bob'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Batch: 0", "|user|", "| ann|2026-01-01 00:00:01|"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("SELECT output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "bob") {
+		t.Fatalf("WHERE did not filter:\n%s", out)
+	}
+
+	file := filepath.Join(dir, "q.sql")
+	if err := os.WriteFile(file, []byte(decl+"SET x.y = 1;\nEXPLAIN EXTENDED SELECT window(ts, '1 minute') AS w, count(*) AS n\n  FROM clicks WATERMARK ts DELAY OF INTERVAL 1 MINUTE GROUP BY 1;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err = run(t, "sql", "-f", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"x.y=1", "== Logical Plan ==", "== Physical Plan ==", "watermark: ts, delay 1m0s", "stateful operator 0: stateStoreSave (aggregate), 16 state partitions", "keys: window(ts, 1m0s"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("-f output lacks %q:\n%s", want, out)
+		}
+	}
+
+	// Standard input that is not a terminal is a script.
+	cmd := newRoot()
+	var o, e strings.Builder
+	cmd.SetIn(strings.NewReader(decl + "EXPLAIN SELECT user FROM clicks;"))
+	cmd.SetOut(&o)
+	cmd.SetErr(&e)
+	cmd.SetArgs([]string{"sql"})
+	if err := cmd.ExecuteContext(context.Background()); err != nil || !strings.Contains(o.String(), "== Physical Plan ==") {
+		t.Fatalf("stdin script: %v\n%s%s", err, o.String(), e.String())
+	}
+
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"sql", "-e", "SELECT * FROM clicks WHERE"}, "1:27: unexpected end of input"},
+		{[]string{"sql", "-e", "CREATE TABLE t USING parquett LOCATION '/x'"}, `1:22: unknown format "parquett" (did you mean "parquet"?)`},
+		{[]string{"sql", "-e", "CREATE TABLE t USING kafka\n  OPTIONS (subscribe 'x')"}, "1:22: table t: kafka tables need option kafka.bootstrap.servers"},
+		{[]string{"sql", "--output-mode", "sideways", "-e", "SELECT 1"}, `output mode "sideways"`},
+		{[]string{"sql", "--trigger", "soon", "-e", "SELECT 1"}, `trigger "soon"`},
+		{[]string{"sql", "-e", decl + "INSERT INTO clicks SELECT user FROM clicks"}, "2:20: INSERT INTO clicks: the query has 1 columns (user), the table 2 (ts, user)"},
+		{[]string{"sql", "-f", filepath.Join(dir, "missing.sql")}, "no such file"},
+	} {
+		_, _, err := run(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%q: got %v, want %q", c.args, err, c.msg)
+		}
+	}
+}
