@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/millrace/millrace/internal/fuzzutil"
 	"github.com/millrace/millrace/plan"
 )
 
@@ -129,4 +130,34 @@ func TestParseStatementErrors(t *testing.T) {
 	if _, err := ParseStatement("SELECT * FROM a; SELECT * FROM b"); err == nil || !strings.HasPrefix(err.Error(), "1:18: one statement expected") {
 		t.Errorf("two statements: %v", err)
 	}
+}
+
+// FuzzParseStatements checks that no script panics or hangs the parser
+// and that every error is a positioned *Error on a real line of the text.
+func FuzzParseStatements(f *testing.F) {
+	for _, s := range []string{
+		"CREATE TABLE IF NOT EXISTS c (ts TIMESTAMP NOT NULL, u STRING COMMENT 'x') USING kafka OPTIONS (kafka.bootstrap.servers = 'h:1', subscribe 'c', n -1, b true) LOCATION '/x' PARTITIONED BY (u);",
+		"CREATE OR REPLACE TEMPORARY VIEW v AS SELECT * FROM STREAM(c) WATERMARK ts AS t2 DELAY OF INTERVAL 10 SECONDS x",
+		"SET a.b = c d; SET; SET `k`",
+		"INSERT INTO TABLE t SELECT window(ts, '1 minute'), count(*) FROM c GROUP BY 1",
+		"EXPLAIN EXTENDED INSERT INTO t SELECT * FROM STREAM c",
+		"DROP VIEW IF EXISTS v;; DROP TABLE t PURGE",
+		"CREATE TABLE t (a INT",
+		"SET = 1",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		defer fuzzutil.Watchdog(s)()
+		sts, err := ParseStatements(s)
+		if err != nil {
+			checkPositioned(t, s, err)
+			return
+		}
+		for _, st := range sts {
+			if st.Pos() < 0 || st.Pos() > len(s) {
+				t.Fatalf("%q: statement at %d outside the text", s, st.Pos())
+			}
+		}
+	})
 }

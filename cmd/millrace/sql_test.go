@@ -62,10 +62,7 @@ func TestSQLKafkaToDelta(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "millrace")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildCLI(t)
 	table, ckpt := filepath.Join(dir, "counts"), filepath.Join(dir, "ckpt")
 	script := fmt.Sprintf(`
 CREATE TABLE clicks USING kafka OPTIONS (
@@ -91,6 +88,51 @@ GROUP BY window(timestamp, '10 seconds')`, broker.Addr(), topic, table)
 	}
 	if _, err := os.Stat(filepath.Join(ckpt, "counts", "commits")); err != nil {
 		t.Fatalf("no checkpoint in --checkpoint/<table>: %v", err)
+	}
+}
+
+// buildCLI builds the millrace binary into a test directory.
+func buildCLI(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "millrace")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestSQLInsertStopsOnInterrupt starts an endless INSERT INTO (rate →
+// json files) in the built CLI, and interrupts it once it has written: the
+// query stops gracefully and the command exits 0 with its summary.
+func TestSQLInsertStopsOnInterrupt(t *testing.T) {
+	bin := buildCLI(t)
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := exec.Command(bin, "sql", "--trigger", "100ms", "-e", fmt.Sprintf(`CREATE TABLE r USING rate OPTIONS (rowsPerSecond 1000);
+CREATE TABLE o (value BIGINT) USING json LOCATION '%s';
+INSERT INTO o SELECT value FROM r`, out))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		files, _ := filepath.Glob(filepath.Join(out, "*.jsonl"))
+		if len(files) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("no output file after 60s:\n%s", stderr.String())
+		}
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("after Ctrl-C: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "stopped") || !strings.Contains(stderr.String(), "INSERT INTO o: ") {
+		t.Fatalf("no stop summary:\n%s", stderr.String())
 	}
 }
 
