@@ -10,8 +10,41 @@
 // (Select, Union, Table, Subquery) keeps the byte offset of its parts, so
 // that the planner (millrace.Session.SQL, which maps it onto the builder
 // API) positions its errors with ErrorAt and suggests names with Suggest.
-// Joins, ORDER BY, LIMIT, WITH, UNION without ALL and DDL are refused at
-// their position; DDL and INSERT INTO are to come (issue 13).
+// Joins, ORDER BY, LIMIT, WITH and UNION without ALL are refused at their
+// position.
+//
+// Scripts (ParseStatements, ParseStatement; ddl.go) are statements
+// separated by ';', parsed whole before anything runs:
+//
+//	SELECT …                                   a query (QueryStatement)
+//	CREATE [OR REPLACE] TABLE [IF NOT EXISTS] name [(col TYPE [NOT NULL], …)]
+//	  USING format [OPTIONS (key 'value', …)] [LOCATION 'path']
+//	  [PARTITIONED BY (col, …)] [COMMENT '…']      (CreateTable)
+//	CREATE [OR REPLACE] TEMP[ORARY] VIEW name [(cols)] USING format OPTIONS (…)
+//	                                           the same, Spark's session form
+//	CREATE [OR REPLACE] TEMP[ORARY] VIEW name AS query   (CreateView)
+//	DROP TABLE|VIEW [IF EXISTS] name           (DropTable)
+//	INSERT INTO [TABLE] name query             (Insert)
+//	SET [key [= value]]                        (Set)
+//	EXPLAIN [EXTENDED|FORMATTED] query-or-insert   (Explain)
+//
+// Column types are Spark's names: STRING, INT (INTEGER), BIGINT (LONG),
+// DOUBLE, FLOAT, BOOLEAN, TIMESTAMP, DATE, BINARY. Option keys are dotted
+// names or strings, values strings, numbers or booleans, with an optional
+// '='. What a format makes of its options is package catalog's business;
+// the parser checks only the syntax (and that no key is given twice).
+//
+// A FROM item may carry Spark's watermark clause (watermark.go), checked
+// against Spark 4.2, before its alias:
+//
+//	FROM t WATERMARK ts DELAY OF INTERVAL 10 SECONDS [[AS] alias]
+//	FROM t WATERMARK expr AS ts DELAY OF INTERVAL '10' SECOND
+//
+// (Watermarked; the delay is an INTERVAL or a '10 seconds' string). A
+// computed event time needs a name, as in Spark, and becomes the first
+// column of the relation. FROM STREAM name and FROM STREAM(name), Spark's
+// ways to read a table as a stream, read the table (every read here is a
+// stream).
 //
 // The parser is our own: a hand-written lexer and a precedence-climbing
 // (Pratt) parser for Spark's expression grammar, chosen over the Go SQL

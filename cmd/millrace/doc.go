@@ -7,5 +7,8 @@
 // into a cobra root command. They reuse the library's pieces rather than
 // keep their own: delta read parses --where with lake.ParsePredicate,
 // prints csv and json with sinks/file's RowEncoder and tables with the
-// console sink; checkpoint inspect is exec.Inspect.
+// console sink; checkpoint inspect is exec.Inspect; sql (sql.go) runs its
+// statements with Session.ExecScript of package millrace, the tables' connectors
+// coming from package catalog/builtin, and prints a SELECT with the console
+// sink.
 package main
