@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/millrace/millrace/catalog"
@@ -41,7 +42,32 @@ func openDelta(d catalog.Decl) (catalog.Table, error) {
 	if err := o.Unknown(); err != nil {
 		return nil, err
 	}
+	if d.Columns != nil && t.exists() {
+		// As Spark: a declared schema must be the table's.
+		have, err := t.Schema()
+		if err != nil {
+			return nil, err
+		}
+		t.columns = nil
+		if why := sameColumns(d.Columns, have); why != "" {
+			return nil, &catalog.ColumnsError{Msg: fmt.Sprintf("the column list does not match the Delta table at %s: %s; leave the column list out to use the table's", p, why)}
+		}
+	}
 	return t, nil
+}
+
+// sameColumns says how the declared columns differ from the table's, or "".
+func sameColumns(decl, have *arrow.Schema) string {
+	if decl.NumFields() != have.NumFields() {
+		return fmt.Sprintf("%d columns declared, the table has %d (%s)", decl.NumFields(), have.NumFields(), have)
+	}
+	for i, f := range decl.Fields() {
+		h := have.Field(i)
+		if !strings.EqualFold(f.Name, h.Name) || !arrow.TypeEqual(f.Type, h.Type) {
+			return fmt.Sprintf("column %d is declared %s %s, the table's is %s %s", i+1, f.Name, f.Type, h.Name, h.Type)
+		}
+	}
+	return ""
 }
 
 // exists reports whether the table has a log yet.

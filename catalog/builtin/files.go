@@ -3,10 +3,13 @@ package builtin
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/millrace/millrace/catalog"
+	"github.com/millrace/millrace/internal/pqread"
 	"github.com/millrace/millrace/sinks"
 	filesink "github.com/millrace/millrace/sinks/file"
 	"github.com/millrace/millrace/sources"
@@ -27,9 +30,6 @@ func openFiles(d catalog.Decl) (catalog.Table, error) {
 		return nil, err
 	}
 	t := &fileTable{name: d.Name, opts: file.Options{Path: p, Format: file.Format(d.Format), Schema: d.Columns}}
-	if d.Columns == nil {
-		return nil, &catalog.ColumnsError{Msg: fmt.Sprintf("%s tables need a column list: CREATE TABLE %s (col TYPE, …) USING %s", d.Format, d.Name, d.Format)}
-	}
 	n, err := o.Int("maxFilesPerTrigger")
 	if err != nil {
 		return nil, err
@@ -57,6 +57,14 @@ func openFiles(d catalog.Decl) (catalog.Table, error) {
 	if err := o.Unknown(); err != nil {
 		return nil, err
 	}
+	if d.Columns == nil {
+		if d.Format != "parquet" {
+			return nil, &catalog.ColumnsError{Msg: fmt.Sprintf("%s tables need a column list: CREATE TABLE %s (col TYPE, …) USING %s", d.Format, d.Name, d.Format)}
+		}
+		if t.opts.Schema, err = parquetSchema(p, t.opts.Pattern); err != nil {
+			return nil, &catalog.ColumnsError{Msg: fmt.Sprintf("parquet table %s has no column list, and %s; declare the columns: CREATE TABLE %s (col TYPE, …) USING parquet", d.Name, err, d.Name)}
+		}
+	}
 	if _, err := file.New(t.opts); err != nil { // validates the schema and options
 		return nil, fmt.Errorf("table %s: %w", d.Name, err)
 	}
@@ -83,4 +91,29 @@ func (t *fileTable) NewSink() (sinks.Sink, error) {
 		return filesink.New(t.opts.Path, filesink.Options{Format: filesink.CSV})
 	}
 	return nil, fmt.Errorf("%s table %s can be read, not written: INSERT INTO a delta table (Parquet files with a transaction log), or json or csv", t.opts.Format, t.name)
+}
+
+// parquetSchema is the schema of the first Parquet file (in name order) of
+// dir matching pattern: a parquet table declared without columns takes the
+// schema its files have, when it is declared.
+func parquetSchema(dir, pattern string) (*arrow.Schema, error) {
+	if pattern == "" {
+		pattern = "*"
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("its directory cannot be read (%v)", err)
+	}
+	for _, e := range ents { // ReadDir sorts by name
+		n := e.Name()
+		if ok, _ := filepath.Match(pattern, n); !ok || !e.Type().IsRegular() || strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") {
+			continue
+		}
+		s, err := pqread.Schema(filepath.Join(dir, n))
+		if err != nil {
+			return nil, fmt.Errorf("the schema of %s cannot be read (%v)", n, err)
+		}
+		return s, nil
+	}
+	return nil, fmt.Errorf("%s holds no Parquet file to take the schema from", dir)
 }

@@ -78,7 +78,18 @@ func openKafka(d catalog.Decl) (catalog.Table, error) {
 		// Validate the source options now, so that a bad startingOffsets
 		// is an error of the declaration.
 		if _, err := kafka.New(t.src); err != nil {
-			return nil, fmt.Errorf("table %s: %w", d.Name, err)
+			// Name the option the source refused, so that the error points
+			// at it.
+			key := "subscribe"
+			switch msg := err.Error(); {
+			case strings.Contains(msg, "StartingOffsets"):
+				key = "startingoffsets"
+			case strings.Contains(msg, "TopicPattern"):
+				key = "subscribepattern"
+			case strings.Contains(msg, "OffsetsPerTrigger"):
+				key = "maxoffsetspertrigger"
+			}
+			return nil, &catalog.OptionError{Key: key, Msg: err.Error()}
 		}
 	}
 	return t, nil
