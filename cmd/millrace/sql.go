@@ -119,7 +119,7 @@ type sqlRunner struct {
 	out, errOut io.Writer
 	rows        int
 	truncate    int
-	prompt      bool // at the interactive prompt: acknowledge DDL with OK
+	atPrompt    bool // at the interactive prompt: acknowledge DDL with OK
 }
 
 // script runs the statements of text, each to its end (or until Ctrl-C)
@@ -159,7 +159,7 @@ func (r *sqlRunner) show(ctx context.Context, res *millrace.Result) error {
 		return r.await(ctx, res.Query, res.Table)
 	case res.Text != "":
 		fmt.Fprintln(r.out, strings.TrimRight(res.Text, "\n"))
-	case r.prompt:
+	case r.atPrompt:
 		fmt.Fprintln(r.out, "OK")
 	}
 	return nil
@@ -196,7 +196,6 @@ func (r *sqlRunner) await(ctx context.Context, q *millrace.Query, table string) 
 // interactive reads statements at a prompt with line editing and history
 // (kept in the user's config directory), running each as it ends with ';'.
 func (r *sqlRunner) interactive(ctx context.Context) error {
-	r.prompt = true
 	ln := liner.NewLiner()
 	defer ln.Close()
 	ln.SetCtrlCAborts(true)
@@ -221,6 +220,21 @@ func (r *sqlRunner) interactive(ctx context.Context) error {
 			f.Close()
 		}
 	}()
+	return r.prompt(ctx, ln)
+}
+
+// prompter is the line editor the prompt reads from (liner's State; tests
+// give lines of their own).
+type prompter interface {
+	Prompt(prompt string) (string, error)
+	AppendHistory(item string)
+}
+
+// prompt reads statements until exit, quit or end of input, running each
+// when a line ends it with ';'. Ctrl-C at the prompt drops the statement
+// being typed; an error is printed and the prompt goes on.
+func (r *sqlRunner) prompt(ctx context.Context, ln prompter) error {
+	r.atPrompt = true
 	fmt.Fprintln(r.out, "millrace sql: end statements with ';', leave with exit or Ctrl-D")
 	var buf strings.Builder
 	for {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -15,8 +16,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace"
 	"github.com/millrace/millrace/internal/kafkatest"
 	"github.com/millrace/millrace/lake"
+	"github.com/peterh/liner"
 	kafkago "github.com/segmentio/kafka-go"
 )
 
@@ -237,5 +240,60 @@ func TestSQLCommand(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%q: got %v, want %q", c.args, err, c.msg)
 		}
+	}
+}
+
+// lines is a prompter that types the given lines, then Ctrl-D.
+type lines struct {
+	in      []string
+	prompts []string
+	history []string
+}
+
+func (l *lines) Prompt(p string) (string, error) {
+	l.prompts = append(l.prompts, p)
+	if len(l.in) == 0 {
+		return "", io.EOF
+	}
+	s := l.in[0]
+	l.in = l.in[1:]
+	if s == "^C" {
+		return "", liner.ErrPromptAborted
+	}
+	return s, nil
+}
+
+func (l *lines) AppendHistory(s string) { l.history = append(l.history, s) }
+
+// TestSQLPrompt types statements at the interactive prompt: a statement
+// spans lines until ';', Ctrl-C drops the one being typed, an error is
+// printed and the prompt goes on, each statement goes to the history.
+func TestSQLPrompt(t *testing.T) {
+	var out, errOut strings.Builder
+	r := &sqlRunner{se: millrace.NewSession(), out: &out, errOut: &errOut, rows: 20, truncate: 20}
+	ln := &lines{in: []string{
+		"CREATE TABLE r",
+		"  USING rate OPTIONS (rowsPerSecond 5);",
+		"SELECT nonsense",
+		"^C",
+		"SELECT * FROM rr;",
+		"",
+		"EXPLAIN SELECT value",
+		"FROM r;",
+	}}
+	if err := r.prompt(context.Background(), ln); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"millrace> ", "       -> ", "millrace> ", "       -> ", "millrace> ", "millrace> ", "millrace> ", "       -> ", "millrace> "}; fmt.Sprint(ln.prompts) != fmt.Sprint(want) {
+		t.Errorf("prompts %q, want %q", ln.prompts, want)
+	}
+	if len(ln.history) != 3 || ln.history[0] != "CREATE TABLE r\n  USING rate OPTIONS (rowsPerSecond 5);" {
+		t.Errorf("history %q", ln.history)
+	}
+	if !strings.Contains(out.String(), "OK\n") || !strings.Contains(out.String(), "== Physical Plan ==") {
+		t.Errorf("output:\n%s", out.String())
+	}
+	if !strings.Contains(errOut.String(), `1:15: view "rr" not found (did you mean "r"?)`) {
+		t.Errorf("errors:\n%s", errOut.String())
 	}
 }
