@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,6 +36,11 @@ const (
 	// or a processing-time interval ('10 seconds', 10s; default 0: a
 	// trigger as soon as the last one ended, as Spark's default).
 	SettingTrigger = "millrace.sql.trigger"
+	// SettingShufflePartitions is Spark's spark.sql.shuffle.partitions,
+	// which sets the number of state partitions of a query's stateful
+	// operators, as in Spark (default 16 here, 200 in Spark; fixed for the
+	// life of a checkpoint).
+	SettingShufflePartitions = "spark.sql.shuffle.partitions"
 )
 
 // ddlState is what DDL adds to a Session: declared tables and settings.
@@ -87,6 +93,10 @@ func (se *Session) Set(key, value string) error {
 		}
 	case strings.ToLower(SettingTrigger):
 		if _, err := ParseTrigger(value); err != nil {
+			return err
+		}
+	case strings.ToLower(SettingShufflePartitions):
+		if _, err := parsePartitions(value); err != nil {
 			return err
 		}
 	}
@@ -142,6 +152,19 @@ func parseSparkDuration(s string) (time.Duration, bool) {
 		return w.Size, true
 	}
 	return 0, false
+}
+
+// parsePartitions reads spark.sql.shuffle.partitions (0 when unset: the
+// engine's default).
+func parsePartitions(s string) (int, error) {
+	if strings.TrimSpace(s) == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%s = %q: want a positive number of partitions", SettingShufflePartitions, s)
+	}
+	return n, nil
 }
 
 func parseOutputMode(s string) (OutputMode, error) {
@@ -511,6 +534,7 @@ type insertPlan struct {
 	mode  OutputMode
 	trig  Trigger
 	ckpt  string
+	parts int // state partitions, 0 for the default
 }
 
 func (se *Session) planInsert(text string, st *sql.Insert) (*insertPlan, error) {
@@ -534,6 +558,10 @@ func (se *Session) planInsert(text string, st *sql.Insert) (*insertPlan, error) 
 	if ip.trig, err = ParseTrigger(trig); err != nil {
 		return nil, err
 	}
+	parts, _ := se.Setting(SettingShufflePartitions)
+	if ip.parts, err = parsePartitions(parts); err != nil {
+		return nil, err
+	}
 	if root, ok := se.Setting(SettingCheckpointLocation); ok && root != "" {
 		ip.ckpt = filepath.Join(root, tb.name)
 	}
@@ -550,7 +578,7 @@ func (se *Session) insert(ctx context.Context, text string, st *sql.Insert) (*Re
 	if err != nil {
 		return nil, err
 	}
-	w := ip.s.WriteStream(ip.sink).OutputMode(ip.mode).Trigger(ip.trig).QueryName(ip.table.name)
+	w := ip.s.WriteStream(ip.sink).OutputMode(ip.mode).Trigger(ip.trig).QueryName(ip.table.name).StatePartitions(ip.parts)
 	if ip.ckpt != "" {
 		w = w.Checkpoint(ip.ckpt)
 	}
@@ -631,13 +659,17 @@ func (se *Session) explain(ctx context.Context, text string, st *sql.Explain) (*
 			return nil, err
 		}
 		// No sink: the statement's results go where its caller writes them.
+		p, _ := se.Setting(SettingShufflePartitions)
+		if cfg.StatePartitions, err = parsePartitions(p); err != nil {
+			return nil, err
+		}
 	case *sql.Insert:
 		ip, err := se.planInsert(text, in)
 		if err != nil {
 			return nil, err
 		}
 		defer ip.sink.Close()
-		s, cfg.Sink, cfg.Mode = ip.s, ip.sink, ip.mode
+		s, cfg.Sink, cfg.Mode, cfg.StatePartitions = ip.s, ip.sink, ip.mode, ip.parts
 	default:
 		return nil, sql.ErrorAt(text, st.Stmt.Pos(), "EXPLAIN takes a query or an INSERT INTO")
 	}

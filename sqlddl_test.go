@@ -256,6 +256,17 @@ func TestSQLExplain(t *testing.T) {
 			t.Errorf("EXPLAIN EXTENDED lacks %q:\n%s", want, r.Text)
 		}
 	}
+	// Spark's spark.sql.shuffle.partitions sets the state partitions.
+	if _, err := se.Exec(ctx, "SET spark.sql.shuffle.partitions = 4"); err != nil {
+		t.Fatal(err)
+	}
+	r, err = se.Exec(ctx, "EXPLAIN SELECT count(*) FROM r WATERMARK timestamp DELAY OF '1 second' GROUP BY window(timestamp, '1 minute')")
+	if err != nil || !strings.Contains(r.Text, "(aggregate), 4 state partitions") {
+		t.Fatalf("EXPLAIN with 4 shuffle partitions: %v\n%v", err, r)
+	}
+	if _, err := se.Exec(ctx, "SET spark.sql.shuffle.partitions = 0"); err == nil {
+		t.Fatal("0 shuffle partitions accepted")
+	}
 	r, err = se.Exec(ctx, "EXPLAIN SELECT value FROM r")
 	if err != nil || strings.Contains(r.Text, "Logical") || !strings.Contains(r.Text, "source 0: RateStreamV2") && !strings.Contains(r.Text, "source 0:") {
 		t.Fatalf("EXPLAIN: %v\n%v", err, r)
