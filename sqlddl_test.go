@@ -182,9 +182,6 @@ func TestSQLDDLErrors(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	writeClicks(t, filepath.Join(dir, "in"), 3)
-	setup := fmt.Sprintf(`CREATE TABLE clicks (ts TIMESTAMP, user STRING) USING json LOCATION '%s';
-CREATE TABLE out (window STRUCT, n BIGINT) USING delta LOCATION '%s'`, filepath.Join(dir, "in"), filepath.Join(dir, "out"))
-	_ = setup
 	cases := []struct{ script, msg string }{
 		{"CREATE TABLE t USING kafak OPTIONS (subscribe 'x')", `1:22: unknown format "kafak" (did you mean "kafka"?)`},
 		{"CREATE TABLE t USING kafka OPTIONS (subscribe 'x')", "1:22: table t: kafka tables need option kafka.bootstrap.servers"},
@@ -278,5 +275,63 @@ func TestSQLExplain(t *testing.T) {
 	if _, err := se.Exec(ctx, "EXPLAIN SELECT value FROM r"); err == nil || !strings.Contains(err.Error(), "complete output mode is not supported") {
 		t.Fatalf("EXPLAIN in complete mode without aggregation: %v", err)
 	}
-	_ = testutil.Diff
+}
+
+// TestSQLInsertComplete runs INSERT INTO a Delta table in complete mode
+// twice over a growing input: the table holds the whole result each time
+// (Delta's complete mode replaces the table), per user.
+func TestSQLInsertComplete(t *testing.T) {
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "per_user")
+	writeClicks(t, in, 30) // u0, u1, u2: 10 each
+	se := millrace.NewSession()
+	ctx := context.Background()
+	script := fmt.Sprintf(`
+		CREATE TABLE clicks (ts TIMESTAMP, user STRING) USING json LOCATION '%s';
+		CREATE TABLE per_user (user STRING, n BIGINT) USING delta LOCATION '%s';
+		SET millrace.sql.outputMode = complete;
+		SET millrace.sql.trigger = available-now;
+		SET spark.sql.streaming.checkpointLocation = '%s';
+		INSERT INTO per_user SELECT user AS u, count(*) FROM clicks GROUP BY user`, in, out, filepath.Join(dir, "ckpt"))
+	run := func() map[string]int64 {
+		t.Helper()
+		if err := se.ExecScript(ctx, script, func(r *millrace.Result) error {
+			if r.Query != nil {
+				return r.Query.AwaitTermination(ctx)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		snap, err := lake.LoadSnapshot(out, -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(fieldNamesOf(snap.Schema()), ","); got != "user,n" {
+			t.Fatalf("table columns %s, want the declared user,n (INSERT INTO matches by position)", got)
+		}
+		recs, err := snap.ReadAll(ctx, memory.DefaultAllocator)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]int64{}
+		for _, r := range recs {
+			for _, row := range testutil.Rows(r) {
+				got[row[0].(string)] += row[1].(int64)
+			}
+			r.Release()
+		}
+		return got
+	}
+	if got := fmt.Sprint(run()); got != "map[u0:10 u1:10 u2:10]" {
+		t.Fatalf("first run: %s", got)
+	}
+	// More input: the table is replaced by the new whole result.
+	if err := os.WriteFile(filepath.Join(in, "part-1.json"), []byte(`{"ts":"2026-01-01T01:00:00Z","user":"u0"}`+"\n"+`{"ts":"2026-01-01T01:00:01Z","user":"u9"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	se = millrace.NewSession()
+	if got := fmt.Sprint(run()); got != "map[u0:11 u1:10 u2:10 u9:1]" {
+		t.Fatalf("second run: %s", got)
+	}
 }

@@ -24,6 +24,7 @@ through vectorized kernels and hash aggregation with event-time watermarks, and
 writes the result to a sink.`,
 		Example: `  millrace demo                      # the click-stream example on built-in data
   millrace demo --events 10000000    # a bigger run
+  millrace sql -f pipeline.sql       # Spark SQL: CREATE TABLE … USING, INSERT INTO, SELECT
   millrace version`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
