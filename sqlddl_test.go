@@ -268,6 +268,14 @@ func TestSQLExplain(t *testing.T) {
 	if err != nil || strings.Contains(r.Text, "Logical") || !strings.Contains(r.Text, "source 0: RateStreamV2") && !strings.Contains(r.Text, "source 0:") {
 		t.Fatalf("EXPLAIN: %v\n%v", err, r)
 	}
+	// A dedup, and a table read twice: one source, two routes.
+	r, err = se.Exec(ctx, "EXPLAIN SELECT DISTINCT value % 7 AS v FROM (SELECT value FROM r WHERE value > 5 UNION ALL SELECT value FROM r)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.Text, "source 0 (path 1 of 2):") || !strings.Contains(r.Text, "source 0 (path 2 of 2):") || strings.Contains(r.Text, "source 1") || !strings.Contains(r.Text, "stateful operator 0: dedup") || !strings.Contains(r.Text, "keys: v") {
+		t.Fatalf("EXPLAIN of a dedup over a self-union:\n%s", r.Text)
+	}
 	// A plan the output mode refuses is an error of EXPLAIN, as of Start.
 	if _, err := se.Exec(ctx, "SET millrace.sql.outputMode = complete"); err != nil {
 		t.Fatal(err)

@@ -44,8 +44,13 @@ func ExplainPhysical(ctx context.Context, cfg Config) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "output mode: %s\n", cfg.Mode)
 	for _, s := range c.scans {
-		for _, r := range c.routes[s.Index] {
-			fmt.Fprintf(&b, "source %d: %s\n", s.Index, s.Source.Name())
+		routes := c.routes[s.Index]
+		for i, r := range routes {
+			path := ""
+			if len(routes) > 1 { // a stream read by several branches: one chain each
+				path = fmt.Sprintf(" (path %d of %d)", i+1, len(routes))
+			}
+			fmt.Fprintf(&b, "source %d%s: %s\n", s.Index, path, s.Source.Name())
 			if len(r.ch) > 0 {
 				fmt.Fprintf(&b, "  stateless: %s\n", chainNames(r.ch))
 			}
