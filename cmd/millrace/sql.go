@@ -90,27 +90,33 @@ func runSQL(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, f sq
 		}
 	}
 	r := &sqlRunner{se: se, out: stdout, errOut: stderr, rows: f.rows, truncate: f.truncate}
+	var err error
 	switch {
 	case f.exec != "":
-		return r.script(ctx, f.exec)
+		err = r.script(ctx, f.exec)
 	case f.file != "":
-		text, err := os.ReadFile(f.file)
-		if err != nil {
-			return fmt.Errorf("sql: %w", err)
+		text, rerr := os.ReadFile(f.file)
+		if rerr != nil {
+			return fmt.Errorf("sql: %w", rerr)
 		}
-		if err := r.script(ctx, string(text)); err != nil {
-			return fmt.Errorf("%s: %w", f.file, err)
+		if err = r.script(ctx, string(text)); err != nil && err != errInterrupted {
+			err = fmt.Errorf("%s: %w", f.file, err)
 		}
+	default:
+		if file, ok := stdin.(*os.File); !ok || !term.IsTerminal(int(file.Fd())) {
+			text, rerr := io.ReadAll(stdin)
+			if rerr != nil {
+				return fmt.Errorf("sql: reading standard input: %w", rerr)
+			}
+			err = r.script(ctx, string(text))
+		} else {
+			err = r.interactive(ctx)
+		}
+	}
+	if err == errInterrupted { // Ctrl-C stopped a query: a graceful end
 		return nil
 	}
-	if file, ok := stdin.(*os.File); !ok || !term.IsTerminal(int(file.Fd())) {
-		text, err := io.ReadAll(stdin)
-		if err != nil {
-			return fmt.Errorf("sql: reading standard input: %w", err)
-		}
-		return r.script(ctx, string(text))
-	}
-	return r.interactive(ctx)
+	return err
 }
 
 // sqlRunner runs statements in one session and prints their results.
@@ -179,19 +185,26 @@ func (r *sqlRunner) await(ctx context.Context, q *millrace.Query, table string) 
 		_ = q.Stop()
 		err = <-done
 		fmt.Fprintln(r.errOut, "stopped")
+		if err == nil || errors.Is(err, exec.ErrStopped) {
+			err = errInterrupted
+		}
 	}
 	if errors.Is(err, exec.ErrStopped) {
 		err = nil
-	}
-	if err != nil {
-		return fmt.Errorf("sql: query failed: %w", err)
 	}
 	if table != "" {
 		sum := q.Summary()
 		fmt.Fprintf(r.errOut, "INSERT INTO %s: %d rows read, %d rows written in %d batches\n", table, sum.NumInputRows, sum.NumOutputRows, sum.Batches)
 	}
-	return nil
+	if err != nil && err != errInterrupted {
+		return fmt.Errorf("sql: query failed: %w", err)
+	}
+	return err
 }
+
+// errInterrupted ends a script whose query Ctrl-C stopped: the statements
+// after it do not run (at the prompt, the next one is read).
+var errInterrupted = errors.New("interrupted")
 
 // interactive reads statements at a prompt with line editing and history
 // (kept in the user's config directory), running each as it ends with ';'.
@@ -268,7 +281,7 @@ func (r *sqlRunner) prompt(ctx context.Context, ln prompter) error {
 		text := buf.String()
 		buf.Reset()
 		ln.AppendHistory(strings.TrimSpace(text))
-		if err := r.script(ctx, text); err != nil {
+		if err := r.script(ctx, text); err != nil && err != errInterrupted {
 			fmt.Fprintln(r.errOut, err)
 		}
 	}

@@ -132,15 +132,17 @@ func buildCLI(t *testing.T) string {
 
 // TestSQLInsertStopsOnInterrupt starts an endless INSERT INTO (rate →
 // json files) in the built CLI, and interrupts it once it has written: the
-// query stops gracefully and the command exits 0 with its summary.
+// query stops gracefully and the command exits 0 with its summary,
+// without running the statements after it.
 func TestSQLInsertStopsOnInterrupt(t *testing.T) {
 	bin := buildCLI(t)
 	out := filepath.Join(t.TempDir(), "out")
 	cmd := exec.Command(bin, "sql", "--trigger", "100ms", "-e", fmt.Sprintf(`CREATE TABLE r USING rate OPTIONS (rowsPerSecond 1000);
 CREATE TABLE o (value BIGINT) USING json LOCATION '%s';
-INSERT INTO o SELECT value FROM r`, out))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+INSERT INTO o SELECT value FROM r;
+SET never.ran = 1`, out))
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -162,6 +164,9 @@ INSERT INTO o SELECT value FROM r`, out))
 	}
 	if !strings.Contains(stderr.String(), "stopped") || !strings.Contains(stderr.String(), "INSERT INTO o: ") {
 		t.Fatalf("no stop summary:\n%s", stderr.String())
+	}
+	if strings.Contains(stdout.String(), "never.ran") {
+		t.Fatalf("the statement after the interrupted INSERT ran:\n%s", stdout.String())
 	}
 }
 
