@@ -343,3 +343,22 @@ func TestSQLInsertComplete(t *testing.T) {
 		t.Fatalf("second run: %s", got)
 	}
 }
+
+func TestParseTrigger(t *testing.T) {
+	for in, want := range map[string]millrace.Trigger{
+		"available-now": millrace.AvailableNow(), "availableNow": millrace.AvailableNow(), "once": millrace.Once(),
+		"": millrace.ProcessingTime(0), "10s": millrace.ProcessingTime(10 * time.Second),
+		"10 seconds": millrace.ProcessingTime(10 * time.Second), "processing-time 1 minute": millrace.ProcessingTime(time.Minute),
+		"'500ms'": millrace.ProcessingTime(500 * time.Millisecond),
+	} {
+		got, err := millrace.ParseTrigger(in)
+		if err != nil || got != want {
+			t.Errorf("%q: %v %v, want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"soon", "-5s", "10 fortnights"} {
+		if _, err := millrace.ParseTrigger(in); err == nil {
+			t.Errorf("%q accepted", in)
+		}
+	}
+}
