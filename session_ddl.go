@@ -554,6 +554,11 @@ func (se *Session) planInsert(text string, st *sql.Insert) (*insertPlan, error) 
 	if ip.mode, err = parseOutputMode(mode); err != nil {
 		return nil, err
 	}
+	if mc, ok := tb.table.(catalog.ModeChecker); ok {
+		if err := mc.CheckMode(ip.mode); err != nil {
+			return nil, sql.ErrorAt(text, st.Start, fmt.Sprintf("INSERT INTO %s: %s", tb.name, err))
+		}
+	}
 	trig, _ := se.Setting(SettingTrigger)
 	if ip.trig, err = ParseTrigger(trig); err != nil {
 		return nil, err

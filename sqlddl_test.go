@@ -198,6 +198,7 @@ func TestSQLDDLErrors(t *testing.T) {
 		{"SELECT * FROM r WHERE", "1:22: unexpected end of input"},
 		{"CREATE TABLE r USING rate; SELECT * FROM rr", `1:42: view "rr" not found (did you mean "r"?)`},
 		{"SET millrace.sql.outputMode = sideways", `1:1: output mode "sideways"`},
+		{"CREATE TABLE r USING rate; CREATE TABLE d USING delta LOCATION '/nonexistent/d';\nSET millrace.sql.outputMode = update;\nINSERT INTO d SELECT * FROM r", "3:1: INSERT INTO d: delta table d takes output mode append or complete, not update"},
 		{fmt.Sprintf("CREATE TABLE clicks (ts TIMESTAMP, user STRING) USING json LOCATION '%s';\nCREATE TABLE out (w TIMESTAMP, n BIGINT) USING json LOCATION '%s';\nINSERT INTO out SELECT user, count(*) FROM clicks GROUP BY user",
 			filepath.Join(dir, "in"), filepath.Join(dir, "out")),
 			"3:17: INSERT INTO out: column 1 (user) is string, the table's column w is timestamp"},

@@ -48,6 +48,13 @@ type WriteChecker interface {
 	CheckWrite(s *arrow.Schema) error
 }
 
+// ModeChecker is implemented by tables whose sink takes only some output
+// modes: CheckMode says why mode m is refused, in the terms of SQL, before
+// the query starts.
+type ModeChecker interface {
+	CheckMode(m sinks.OutputMode) error
+}
+
 // Format opens declarations of one format.
 type Format func(d Decl) (Table, error)
 

@@ -107,3 +107,13 @@ func (t *deltaTable) NewSink() (sinks.Sink, error) {
 	}
 	return lake.NewSink(t.path, lake.SinkOptions{Table: lake.Options{PartitionBy: t.partBy}})
 }
+
+// CheckMode refuses Update: Spark's Delta sink takes append and complete
+// (lake's Update mode needs merge keys, which a table declaration does not
+// give).
+func (t *deltaTable) CheckMode(m sinks.OutputMode) error {
+	if m == sinks.Update {
+		return fmt.Errorf("delta table %s takes output mode append or complete, not update (as Spark's Delta sink)", t.name)
+	}
+	return nil
+}
