@@ -463,6 +463,14 @@ func (pl *sqlPlanner) tableLocked(t *sql.Table) (*Stream, bool, error) {
 		return nil, true, sql.ErrorAt(pl.text, t.At, err.Error())
 	}
 	s := ReadStream(src)
+	if jd, ok := tb.table.(catalog.JSONDecoder); ok {
+		if col, schema := jd.JSONColumn(); schema != nil {
+			s = s.FromJSON(col, schema).SelectCols(fieldNames(schema)...)
+			if s.err != nil {
+				return nil, true, sql.ErrorAt(pl.text, t.At, fmt.Sprintf("table %s: %s", tb.name, s.err))
+			}
+		}
+	}
 	if pl.tables == nil {
 		pl.tables = map[string]*Stream{}
 	}

@@ -48,6 +48,14 @@ type WriteChecker interface {
 	CheckWrite(s *arrow.Schema) error
 }
 
+// JSONDecoder is implemented by tables whose records carry a JSON document
+// in one column: the reader decodes Column into Schema's fields (as
+// Stream.FromJSON does) and reads those fields only, so that the table's
+// columns are Schema's.
+type JSONDecoder interface {
+	JSONColumn() (column string, schema *arrow.Schema)
+}
+
 // ModeChecker is implemented by tables whose sink takes only some output
 // modes: CheckMode says why mode m is refused, in the terms of SQL, before
 // the query starts.

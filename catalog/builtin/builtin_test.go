@@ -50,7 +50,7 @@ func TestDeclarationErrors(t *testing.T) {
 		{catalog.Decl{Format: "kafka", Options: map[string]string{"kafka.bootstrap.servers": "h:1", "subscribe": "a", "subscribepattern": "b"}}, "subscribepattern", false, "not both"},
 		{catalog.Decl{Format: "kafka", Options: map[string]string{"kafka.bootstrap.servers": "h:1", "subscribe": "a", "startingoffsets": "soon"}}, "startingoffsets", false, `StartingOffsets must be "earliest", "latest" or JSON`},
 		{catalog.Decl{Format: "kafka", Options: map[string]string{"kafka.bootstrap.servers": "h:1", "subscribe": "a", "failondataloss": "maybe"}}, "failondataloss", false, `"maybe" is not true or false`},
-		{catalog.Decl{Format: "kafka", Columns: cols, Options: map[string]string{"kafka.bootstrap.servers": "h:1", "subscribe": "a"}}, "", false, "fixed schema"},
+		{catalog.Decl{Format: "kafka", Columns: arrow.NewSchema([]arrow.Field{{Name: "l", Type: arrow.ListOf(arrow.PrimitiveTypes.Int64)}}, nil), Options: map[string]string{"kafka.bootstrap.servers": "h:1", "subscribe": "a"}}, "", false, "column l: JSON values cannot be decoded"},
 		{catalog.Decl{Format: "delta"}, "path", true, "need a LOCATION"},
 		{catalog.Decl{Format: "delta", Location: "/a", Options: map[string]string{"path": "/b"}}, "path", false, "both LOCATION and OPTIONS (path …)"},
 		{catalog.Decl{Format: "delta", Location: "/a", Options: map[string]string{"startingversion": "x"}}, "startingversion", false, "not an integer"},

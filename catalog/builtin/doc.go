@@ -12,9 +12,11 @@
 //	        to read, topic to write; startingOffsets, maxOffsetsPerTrigger,
 //	        minOffsetsPerTrigger, maxTriggerDelay, failOnDataLoss. The schema
 //	        is Kafka's (key, value, topic, partition, offset, timestamp,
-//	        headers): no column list. INSERT INTO writes the value column
-//	        (string or binary, required) and key (optional), as Spark's
-//	        Kafka sink.
+//	        headers); with a column list (a Millrace extension: Spark's
+//	        Kafka source refuses one), each record's value is a JSON document
+//	        decoded into those columns, which are the table's. INSERT INTO
+//	        writes the value column (string or binary, required) and key
+//	        (optional), as Spark's Kafka sink.
 //	delta   LOCATION or path (required); startingVersion, skipChangeCommits.
 //	        The column list is optional: the table's own schema is used.
 //	        PARTITIONED BY applies when INSERT INTO creates the table.

@@ -11,23 +11,34 @@ import (
 	kafkasink "github.com/millrace/millrace/sinks/kafka"
 	"github.com/millrace/millrace/sources"
 	"github.com/millrace/millrace/sources/kafka"
+	"github.com/millrace/millrace/textdecode"
 )
 
+// kafkaTable is a topic (or a pattern of topics) read with Kafka's schema,
+// or, declared with a column list, with those columns decoded from each
+// record's JSON value (a Millrace extension: Spark's Kafka source has a
+// fixed schema and refuses a column list). A topic option makes it
+// writable.
 type kafkaTable struct {
-	name  string
-	src   kafka.Options
-	topic string // sink topic
+	name    string
+	src     kafka.Options
+	topic   string        // sink topic
+	columns *arrow.Schema // the JSON value's fields, nil for Kafka's schema
 }
 
 func openKafka(d catalog.Decl) (catalog.Table, error) {
 	if d.Columns != nil {
-		return nil, &catalog.ColumnsError{Msg: "kafka tables have Kafka's fixed schema (key, value, topic, partition, offset, timestamp, headers): leave out the column list, and parse value in the query"}
+		for _, f := range d.Columns.Fields() {
+			if !textdecode.Supported(f.Type) {
+				return nil, &catalog.ColumnsError{Msg: fmt.Sprintf("column %s: JSON values cannot be decoded into %s", f.Name, f.Type)}
+			}
+		}
 	}
 	if d.Location != "" {
 		return nil, &catalog.OptionError{Key: "location", Msg: "kafka tables take no LOCATION"}
 	}
 	o := catalog.NewOptions(d)
-	t := &kafkaTable{name: d.Name}
+	t := &kafkaTable{name: d.Name, columns: d.Columns}
 	servers, err := o.Required("kafka.bootstrap.servers", "the brokers, host:port[,host:port…]")
 	if err != nil {
 		return nil, err
@@ -97,7 +108,22 @@ func openKafka(d catalog.Decl) (catalog.Table, error) {
 
 func (t *kafkaTable) readable() bool { return len(t.src.Topics) > 0 || t.src.TopicPattern != "" }
 
-func (t *kafkaTable) Schema() (*arrow.Schema, error) { return kafka.Schema(), nil }
+// Schema is Kafka's record schema, or the declared columns.
+func (t *kafkaTable) Schema() (*arrow.Schema, error) {
+	if t.columns != nil {
+		return t.columns, nil
+	}
+	return kafka.Schema(), nil
+}
+
+// JSONColumn says that a table declared with columns decodes them from
+// value; Kafka's schema is read as it is.
+func (t *kafkaTable) JSONColumn() (string, *arrow.Schema) {
+	if t.columns == nil {
+		return "", nil
+	}
+	return "value", t.columns
+}
 
 func (t *kafkaTable) NewSource() (sources.Source, error) {
 	if !t.readable() {

@@ -99,11 +99,40 @@ GROUP BY window(timestamp, '10 seconds')`, broker.Addr(), topic, table)
 		t.Fatalf("no checkpoint in --checkpoint/<table>: %v", err)
 	}
 
+	// A Kafka table declared with columns decodes them from the JSON values:
+	// the even n of {"n":i}, written as JSON lines.
+	evens := filepath.Join(dir, "evens")
+	out, err := exec.Command(bin, "sql", "--trigger", "available-now", "-e", fmt.Sprintf(`
+CREATE TABLE nums (n BIGINT) USING kafka OPTIONS (kafka.bootstrap.servers '%s', subscribe '%s', startingOffsets 'earliest');
+CREATE TABLE evens (n BIGINT) USING json LOCATION '%s';
+INSERT INTO evens SELECT n FROM nums WHERE n %% 2 = 0`, broker.Addr(), topic, evens)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("kafka json → json files: %v\n%s", err, out)
+	}
+	files, _ := filepath.Glob(filepath.Join(evens, "*.jsonl"))
+	var count, sum int64
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			var n int64
+			if _, err := fmt.Sscanf(line, `{"n":%d}`, &n); err != nil {
+				t.Fatalf("%s: line %q: %v", f, line, err)
+			}
+			count, sum = count+1, sum+n
+		}
+	}
+	if count != 300 || sum != 89700 {
+		t.Fatalf("the json table holds %d rows summing to %d, want the 300 even n summing to 89700\n%s", count, sum, out)
+	}
+
 	// Kafka → Kafka: INSERT INTO a table with a topic writes key and value
 	// (Spark's Kafka sink columns); every record arrives.
 	outTopic := topic + "-out"
 	broker.CreateTopic(t, outTopic, 2, nil)
-	out, err := exec.Command(bin, "sql", "--trigger", "available-now", "-e", fmt.Sprintf(`
+	out, err = exec.Command(bin, "sql", "--trigger", "available-now", "-e", fmt.Sprintf(`
 CREATE TABLE clicks USING kafka OPTIONS (kafka.bootstrap.servers '%s', subscribe '%s', startingOffsets 'earliest');
 CREATE TABLE copy USING kafka OPTIONS (kafka.bootstrap.servers '%s', topic '%s');
 INSERT INTO copy SELECT key, value FROM clicks WHERE partition = 1`, broker.Addr(), topic, broker.Addr(), outTopic)).CombinedOutput()
