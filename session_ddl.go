@@ -266,6 +266,10 @@ func (se *Session) execStmt1(ctx context.Context, text string, st sql.Statement)
 		return se.insert(ctx, text, st)
 	case *sql.Explain:
 		return se.explain(ctx, text, st)
+	case *sql.Describe:
+		return se.describe(text, st)
+	case *sql.ShowTables:
+		return se.showTables(), nil
 	}
 	return nil, sql.ErrorAt(text, st.Pos(), fmt.Sprintf("statement %T is not supported", st))
 }
@@ -733,4 +737,63 @@ func sparkType(t arrow.DataType) string {
 		return "struct<" + strings.Join(parts, ",") + ">"
 	}
 	return columnar.TypeName(t)
+}
+
+// describe lists the columns of a table or view as Spark's DESCRIBE does:
+// name, type and, for a NOT NULL column, "not null".
+func (se *Session) describe(text string, st *sql.Describe) (*Result, error) {
+	se.mu.Lock()
+	v, isView := se.views[strings.ToLower(st.Name)]
+	se.ddl.init()
+	tb, isTable := se.ddl.tables[strings.ToLower(st.Name)]
+	names := se.namesLocked()
+	se.mu.Unlock()
+	var schema *arrow.Schema
+	switch {
+	case isView:
+		if v.err != nil {
+			return nil, sql.ErrorAt(text, st.NameAt, v.err.Error())
+		}
+		schema = v.Schema()
+	case isTable:
+		s, err := tb.table.Schema()
+		if err != nil {
+			return nil, sql.ErrorAt(text, st.NameAt, err.Error())
+		}
+		if s == nil {
+			return &Result{Statement: "DESCRIBE", Table: tb.name, Text: fmt.Sprintf("(%s table %s has no columns yet: its first INSERT INTO gives them)\n", tb.format, tb.name)}, nil
+		}
+		schema = s
+	default:
+		return nil, sql.ErrorAt(text, st.NameAt, fmt.Sprintf("table or view %q not found%s", st.Name, sql.Suggest(st.Name, names)))
+	}
+	var b strings.Builder
+	for _, f := range schema.Fields() {
+		b.WriteString(f.Name + "\t" + sparkType(f.Type))
+		if !f.Nullable {
+			b.WriteString("\tnot null")
+		}
+		b.WriteByte('\n')
+	}
+	return &Result{Statement: "DESCRIBE", Table: st.Name, Text: b.String()}, nil
+}
+
+// showTables lists the session's tables (with their format) and views.
+func (se *Session) showTables() *Result {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	se.ddl.init()
+	var rows []string
+	for _, t := range se.ddl.tables {
+		rows = append(rows, t.name+"\ttable\t"+t.format)
+	}
+	for _, n := range se.names {
+		rows = append(rows, n+"\tview")
+	}
+	sort.Strings(rows)
+	text := strings.Join(rows, "\n")
+	if text != "" {
+		text += "\n"
+	}
+	return &Result{Statement: "SHOW TABLES", Text: text}
 }

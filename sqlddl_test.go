@@ -395,3 +395,28 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// TestSQLDescribeShow checks DESCRIBE and SHOW TABLES.
+func TestSQLDescribeShow(t *testing.T) {
+	ctx := context.Background()
+	se := millrace.NewSession()
+	if err := se.ExecScript(ctx, `CREATE TABLE clicks (ts TIMESTAMP NOT NULL, n BIGINT) USING kafka OPTIONS (kafka.bootstrap.servers 'h:1', subscribe 'x');
+		CREATE TABLE counts USING delta LOCATION '/nonexistent/counts';
+		CREATE TEMPORARY VIEW big AS SELECT n * 2 AS n2 FROM clicks WHERE n > 10`, nil); err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string]string{
+		"DESCRIBE clicks": "ts\ttimestamp\tnot null\nn\tbigint\n",
+		"DESC TABLE big":  "n2\tbigint\n",
+		"DESCRIBE counts": "(delta table counts has no columns yet: its first INSERT INTO gives them)\n",
+		"SHOW TABLES":     "big\tview\nclicks\ttable\tkafka\ncounts\ttable\tdelta\n",
+	} {
+		r, err := se.Exec(ctx, q)
+		if err != nil || r.Text != want {
+			t.Errorf("%s: %v %q, want %q", q, err, r.Text, want)
+		}
+	}
+	if _, err := se.Exec(ctx, "DESCRIBE clics"); err == nil || !strings.Contains(err.Error(), `1:10: table or view "clics" not found (did you mean "clicks"?)`) {
+		t.Errorf("DESCRIBE of a missing table: %v", err)
+	}
+}

@@ -7,8 +7,8 @@ import (
 )
 
 // Statement is one parsed statement of a script: a *QueryStatement, a
-// *CreateTable, a *CreateView, a *DropTable, an *Insert, a *Set or an
-// *Explain.
+// *CreateTable, a *CreateView, a *DropTable, an *Insert, a *Set, an
+// *Explain, a *Describe or a *ShowTables.
 type Statement interface {
 	// Pos is the byte offset of the statement's first token in the text.
 	Pos() int
@@ -110,6 +110,20 @@ type Explain struct {
 	Stmt     Statement
 }
 
+// Describe is DESCRIBE [TABLE] name: the columns of a table or view.
+type Describe struct {
+	Start  int
+	Name   string
+	NameAt int
+}
+
+// ShowTables is SHOW TABLES: the session's tables and views.
+type ShowTables struct{ Start int }
+
+func (s *Describe) Pos() int       { return s.Start }
+func (s *ShowTables) Pos() int     { return s.Start }
+func (*Describe) stmt()            {}
+func (*ShowTables) stmt()          {}
 func (s *QueryStatement) Pos() int { return s.Query.Pos() }
 func (s *CreateTable) Pos() int    { return s.Start }
 func (s *CreateView) Pos() int     { return s.Start }
@@ -208,11 +222,29 @@ func (p *parser) statement() (Statement, error) {
 		}
 		e.Stmt = s
 		return e, nil
+	case t.isWord("DESCRIBE") || t.isWord("DESC"):
+		p.next()
+		p.acceptWord("TABLE")
+		if u := p.peek(); u.isWord("EXTENDED") || u.isWord("FORMATTED") {
+			p.next()
+		}
+		name, at, err := p.name("table")
+		if err != nil {
+			return nil, err
+		}
+		return &Describe{Start: t.pos, Name: name, NameAt: at}, nil
+	case t.isWord("SHOW"):
+		p.next()
+		if u := p.peek(); !u.isWord("TABLES") && !u.isWord("VIEWS") {
+			return nil, p.errAt(u, "SHOW %s is not supported (SHOW TABLES is)", u.text)
+		}
+		p.next()
+		return &ShowTables{Start: t.pos}, nil
 	case t.isWord("FROM"):
 		return nil, p.errAt(t, "FROM-first queries are not supported; write SELECT … FROM")
 	case t.isWord("ALTER") || t.isWord("UPDATE") || t.isWord("DELETE") || t.isWord("MERGE") ||
-		t.isWord("TRUNCATE") || t.isWord("USE") || t.isWord("SHOW") || t.isWord("DESCRIBE") || t.isWord("DESC"):
-		return nil, p.errAt(t, "%s is not supported; statements are SELECT, CREATE TABLE, CREATE TEMPORARY VIEW, DROP, INSERT INTO, SET and EXPLAIN", strings.ToUpper(t.text))
+		t.isWord("TRUNCATE") || t.isWord("USE"):
+		return nil, p.errAt(t, "%s is not supported; statements are SELECT, CREATE TABLE, CREATE TEMPORARY VIEW, DROP, INSERT INTO, SET, EXPLAIN, DESCRIBE and SHOW TABLES", strings.ToUpper(t.text))
 	case t.kind == tokEOF:
 		return nil, p.errAt(t, "unexpected end of input, expected a statement")
 	}

@@ -27,6 +27,8 @@
 //	INSERT INTO [TABLE] name query             (Insert)
 //	SET [key [= value]]                        (Set)
 //	EXPLAIN [EXTENDED|FORMATTED] query-or-insert   (Explain)
+//	DESCRIBE [TABLE] name                      (Describe)
+//	SHOW TABLES                                (ShowTables)
 //
 // Column types are Spark's names: STRING, INT (INTEGER), BIGINT (LONG),
 // DOUBLE, FLOAT, BOOLEAN, TIMESTAMP, DATE, BINARY. Option keys are dotted
