@@ -84,7 +84,7 @@ func (pl *sqlPlanner) view(t *sql.Table) (*Stream, error) {
 		}
 		return s, nil
 	}
-	if s, ok, err := pl.tableLocked(t); ok { // a declared table: session_ddl.go
+	if s, ok, err := pl.tableLocked(t); ok { // a declared table: session_tables.go
 		return s, err
 	}
 	names := pl.se.namesLocked()
@@ -124,7 +124,7 @@ func (pl *sqlPlanner) selectStmt(q *sql.Select) (*Stream, error) {
 			return nil, err
 		}
 		s = v
-	case *sql.Watermarked: // session_ddl.go
+	case *sql.Watermarked: // session_tables.go
 		v, err := pl.watermarked(f)
 		if err != nil {
 			return nil, err

@@ -1,0 +1,170 @@
+package millrace
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/millrace/millrace/catalog"
+	"github.com/millrace/millrace/columnar"
+	"github.com/millrace/millrace/plan"
+	"github.com/millrace/millrace/sinks"
+	"github.com/millrace/millrace/sql"
+)
+
+// insertPlan is an INSERT INTO planned, not started.
+type insertPlan struct {
+	table *sqlTable
+	s     *Stream
+	sink  sinks.Sink
+	mode  OutputMode
+	trig  Trigger
+	ckpt  string
+	parts int // state partitions, 0 for the default
+}
+
+func (se *Session) planInsert(text string, st *sql.Insert) (*insertPlan, error) {
+	tb, names := se.lookupTable(st.Table)
+	if tb == nil {
+		return nil, sql.ErrorAt(text, st.TableAt, fmt.Sprintf("table %q not found%s: declare it with CREATE TABLE … USING", st.Table, sql.Suggest(st.Table, names)))
+	}
+	s, err := se.planQuery(text, st.Query)
+	if err != nil {
+		return nil, err
+	}
+	if s, err = matchTable(tb, s); err != nil {
+		return nil, sql.ErrorAt(text, st.Query.Pos(), fmt.Sprintf("INSERT INTO %s: %s", tb.name, err))
+	}
+	ip := &insertPlan{table: tb, s: s}
+	mode, _ := se.Setting(SettingOutputMode)
+	if ip.mode, err = parseOutputMode(mode); err != nil {
+		return nil, err
+	}
+	if mc, ok := tb.table.(catalog.ModeChecker); ok {
+		if err := mc.CheckMode(ip.mode); err != nil {
+			return nil, sql.ErrorAt(text, st.Start, fmt.Sprintf("INSERT INTO %s: %s", tb.name, err))
+		}
+	}
+	trig, _ := se.Setting(SettingTrigger)
+	if ip.trig, err = ParseTrigger(trig); err != nil {
+		return nil, err
+	}
+	parts, _ := se.Setting(SettingShufflePartitions)
+	if ip.parts, err = parsePartitions(parts); err != nil {
+		return nil, err
+	}
+	if root, ok := se.Setting(SettingCheckpointLocation); ok && root != "" {
+		ip.ckpt = filepath.Join(root, tb.name)
+	}
+	sink, err := tb.table.NewSink()
+	if err != nil {
+		return nil, sql.ErrorAt(text, st.TableAt, err.Error())
+	}
+	ip.sink = sink
+	return ip, nil
+}
+
+func (se *Session) insert(ctx context.Context, text string, st *sql.Insert) (*Result, error) {
+	ip, err := se.planInsert(text, st)
+	if err != nil {
+		return nil, err
+	}
+	w := ip.s.WriteStream(ip.sink).OutputMode(ip.mode).Trigger(ip.trig).QueryName(ip.table.name).StatePartitions(ip.parts)
+	if ip.ckpt != "" {
+		w = w.Checkpoint(ip.ckpt)
+	}
+	q, err := w.Start(ctx)
+	if err != nil {
+		_ = ip.sink.Close()
+		return nil, sql.ErrorAt(text, st.Start, fmt.Sprintf("INSERT INTO %s: %s", ip.table.name, err))
+	}
+	return &Result{Statement: "INSERT INTO", Query: q, Table: ip.table.name}, nil
+}
+
+// matchTable checks that the rows of s fit table tb, and renames and
+// widens them to its columns: INSERT INTO matches columns by position, as
+// Spark does, with Spark's safe widenings (int to bigint or double, float
+// to double).
+func matchTable(tb *sqlTable, s *Stream) (*Stream, error) {
+	if wc, ok := tb.table.(catalog.WriteChecker); ok {
+		return s, wc.CheckWrite(s.Schema())
+	}
+	want, err := tb.table.Schema()
+	if err != nil || want == nil {
+		return s, err
+	}
+	have := s.Schema()
+	if have.NumFields() != want.NumFields() {
+		return nil, fmt.Errorf("the query has %d columns (%s), the table %d (%s)", have.NumFields(), strings.Join(fieldNames(have), ", "), want.NumFields(), strings.Join(fieldNames(want), ", "))
+	}
+	cols := make([]Column, have.NumFields())
+	same := true
+	for i, h := range have.Fields() {
+		w := want.Field(i)
+		var e plan.Expr = plan.ColumnRef{Name: h.Name}
+		if !arrow.TypeEqual(h.Type, w.Type) {
+			if !widens(h.Type, w.Type) {
+				return nil, fmt.Errorf("column %d (%s) is %s, the table's column %s is %s", i+1, h.Name, sparkType(h.Type), w.Name, sparkType(w.Type))
+			}
+			e = plan.Cast{E: e, To: w.Type}
+			same = false
+		}
+		if h.Name != w.Name {
+			same = false
+		}
+		cols[i] = Column{plan.Alias{E: e, Name: w.Name}}
+	}
+	if same {
+		return s, nil
+	}
+	out := s.Select(cols...)
+	return out, out.err
+}
+
+// widens reports Spark's safe store assignments that plan.Cast makes.
+func widens(from, to arrow.DataType) bool {
+	switch from.ID() {
+	case arrow.INT32:
+		return to.ID() == arrow.INT64 || to.ID() == arrow.FLOAT64
+	case arrow.INT64:
+		return to.ID() == arrow.FLOAT64
+	case arrow.FLOAT32:
+		return to.ID() == arrow.FLOAT64
+	}
+	return false
+}
+
+// sparkType names an Arrow type as Spark SQL names its type, for errors
+// about a table's columns (which are declared with Spark's names).
+func sparkType(t arrow.DataType) string {
+	switch t.ID() {
+	case arrow.STRING, arrow.LARGE_STRING:
+		return "string"
+	case arrow.BINARY, arrow.LARGE_BINARY:
+		return "binary"
+	case arrow.INT32:
+		return "int"
+	case arrow.INT64:
+		return "bigint"
+	case arrow.FLOAT32:
+		return "float"
+	case arrow.FLOAT64:
+		return "double"
+	case arrow.BOOL:
+		return "boolean"
+	case arrow.TIMESTAMP:
+		return "timestamp"
+	case arrow.DATE32:
+		return "date"
+	case arrow.STRUCT:
+		st := t.(*arrow.StructType)
+		parts := make([]string, st.NumFields())
+		for i, f := range st.Fields() {
+			parts[i] = f.Name + ":" + sparkType(f.Type)
+		}
+		return "struct<" + strings.Join(parts, ",") + ">"
+	}
+	return columnar.TypeName(t)
+}
