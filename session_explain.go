@@ -16,6 +16,7 @@ import (
 func (se *Session) explain(ctx context.Context, text string, st *sql.Explain) (*Result, error) {
 	var s *Stream
 	cfg := exec.Config{}
+	sinkName := ""
 	switch in := st.Stmt.(type) {
 	case *sql.QueryStatement:
 		var err error
@@ -36,8 +37,10 @@ func (se *Session) explain(ctx context.Context, text string, st *sql.Explain) (*
 		if err != nil {
 			return nil, err
 		}
-		defer ip.sink.Close()
-		s, cfg.Sink, cfg.Mode, cfg.StatePartitions = ip.s, ip.sink, ip.mode, ip.parts
+		// No sink is made (it may create a directory); the table's mode
+		// check ran in planInsert, the sink's own runs at Start.
+		s, cfg.Mode, cfg.StatePartitions = ip.s, ip.mode, ip.parts
+		sinkName = fmt.Sprintf("sink: table %s (%s)\n", ip.table.name, ip.table.format)
 	default:
 		return nil, sql.ErrorAt(text, st.Stmt.Pos(), "EXPLAIN takes a query or an INSERT INTO")
 	}
@@ -46,6 +49,7 @@ func (se *Session) explain(ctx context.Context, text string, st *sql.Explain) (*
 	if err != nil {
 		return nil, sql.ErrorAt(text, st.Stmt.Pos(), err.Error())
 	}
+	phys += sinkName
 	var b strings.Builder
 	if st.Extended {
 		b.WriteString("== Logical Plan ==\n")

@@ -58,11 +58,6 @@ func (se *Session) planInsert(text string, st *sql.Insert) (*insertPlan, error) 
 	if root, ok := se.Setting(SettingCheckpointLocation); ok && root != "" {
 		ip.ckpt = filepath.Join(root, tb.name)
 	}
-	sink, err := tb.table.NewSink()
-	if err != nil {
-		return nil, sql.ErrorAt(text, st.TableAt, err.Error())
-	}
-	ip.sink = sink
 	return ip, nil
 }
 
@@ -70,6 +65,11 @@ func (se *Session) insert(ctx context.Context, text string, st *sql.Insert) (*Re
 	ip, err := se.planInsert(text, st)
 	if err != nil {
 		return nil, err
+	}
+	// The sink is made only here, not by EXPLAIN: making one may create
+	// its directory.
+	if ip.sink, err = ip.table.table.NewSink(); err != nil {
+		return nil, sql.ErrorAt(text, st.TableAt, err.Error())
 	}
 	w := ip.s.WriteStream(ip.sink).OutputMode(ip.mode).Trigger(ip.trig).QueryName(ip.table.name).StatePartitions(ip.parts)
 	if ip.ckpt != "" {

@@ -276,6 +276,19 @@ func TestSQLExplain(t *testing.T) {
 	if !strings.Contains(r.Text, "source 0 (path 1 of 2):") || !strings.Contains(r.Text, "source 0 (path 2 of 2):") || strings.Contains(r.Text, "source 1") || !strings.Contains(r.Text, "stateful operator 0: dedup") || !strings.Contains(r.Text, "keys: v") {
 		t.Fatalf("EXPLAIN of a dedup over a self-union:\n%s", r.Text)
 	}
+	// EXPLAIN INSERT INTO plans the write without making the sink (which
+	// would create the table's directory).
+	out := filepath.Join(t.TempDir(), "o")
+	if _, err := se.Exec(ctx, "CREATE TABLE o (v BIGINT) USING json LOCATION '"+out+"'"); err != nil {
+		t.Fatal(err)
+	}
+	r, err = se.Exec(ctx, "EXPLAIN INSERT INTO o SELECT value FROM r")
+	if err != nil || !strings.Contains(r.Text, "sink: table o (json)") {
+		t.Fatalf("EXPLAIN INSERT INTO: %v\n%v", err, r)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("EXPLAIN INSERT INTO created the table's directory: %v", err)
+	}
 	// A plan the output mode refuses is an error of EXPLAIN, as of Start.
 	if _, err := se.Exec(ctx, "SET millrace.sql.outputMode = complete"); err != nil {
 		t.Fatal(err)
