@@ -80,6 +80,12 @@ func (se *Session) insert(ctx context.Context, text string, st *sql.Insert) (*Re
 		_ = ip.sink.Close()
 		return nil, sql.ErrorAt(text, st.Start, fmt.Sprintf("INSERT INTO %s: %s", ip.table.name, err))
 	}
+	// The session made the sink, so it closes it when the query ends (the
+	// engine leaves sinks to their owner).
+	go func() {
+		_ = q.AwaitTermination(context.Background())
+		_ = ip.sink.Close()
+	}()
 	return &Result{Statement: "INSERT INTO", Query: q, Table: ip.table.name}, nil
 }
 
