@@ -26,12 +26,14 @@ import (
 //     the outputs (and their checksums) are the same.
 //   - q12's PROCTIME() is current_timestamp(), the batch's time.
 
-// sqlText is each query's SQL text; %s in it is replaced by the watermark
-// clause (wm).
+// sqlText is each query's SQL text.
 var sqlText = map[string]string{
 	"q0": `SELECT auction, bidder, price, dateTime, extra FROM bid`,
 	"q1": `SELECT auction, bidder, 0.908 * price AS price, dateTime, extra FROM bid`,
 	"q2": `SELECT auction, price FROM bid WHERE auction % 123 = 0`,
+	"q11": `SELECT bidder, count(*) AS bid_count, session_window
+FROM bid WATERMARK dateTime DELAY OF INTERVAL 4 SECONDS
+GROUP BY session_window(dateTime, '10 seconds'), bidder`,
 	"q12": `SELECT bidder, count(*) AS bid_count, window
 FROM (SELECT *, current_timestamp() AS p_time FROM bid)
 GROUP BY window(p_time, '10 seconds'), bidder`,
