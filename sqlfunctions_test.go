@@ -149,6 +149,8 @@ func arrowType(t *testing.T, name string) arrow.DataType {
 		return arrow.FixedWidthTypes.Boolean
 	case "timestamp":
 		return columnar.Timestamp
+	case "date":
+		return arrow.FixedWidthTypes.Date32
 	}
 	t.Fatalf("case file: unknown column type %s", name)
 	return nil
@@ -167,6 +169,12 @@ func inputValue(t *testing.T, typ arrow.DataType, v any) any {
 			t.Fatal(err)
 		}
 		return ts
+	case arrow.DATE32:
+		d, err := time.Parse("2006-01-02", v.(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
 	case arrow.INT32, arrow.INT64:
 		n, err := v.(json.Number).Int64()
 		if err != nil {

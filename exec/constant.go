@@ -62,6 +62,14 @@ func constantArray(mem memory.Allocator, t arrow.DataType, v any, n int) (arrow.
 		for i := 0; i < n; i++ {
 			b.Append(x)
 		}
+	case *array.Date32Builder:
+		x, ok := v.(arrow.Date32)
+		if !ok {
+			return nil, fmt.Errorf("literal %v is not a date", v)
+		}
+		for i := 0; i < n; i++ {
+			b.UnsafeAppend(x)
+		}
 	case *array.TimestampBuilder:
 		x, ok := v.(int64)
 		if !ok {

@@ -73,7 +73,7 @@ func compileExpr(e plan.Expr, s *arrow.Schema) (evaluator, error) {
 	case plan.Call:
 		return compileCall(e, s)
 	case plan.Binary:
-		return compileBinary(e, s, typ)
+		return compileBinary(plan.CoerceDates(e, s), s, typ)
 	case plan.Not:
 		return compileNot(e.E, s)
 	case plan.Neg:

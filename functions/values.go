@@ -52,6 +52,11 @@ func Const(mem memory.Allocator, a Arg, n int) (arrow.Array, error) {
 		for range n {
 			bb.Append(v)
 		}
+	case *array.Date32Builder:
+		v := a.Value.(arrow.Date32)
+		for range n {
+			bb.Append(v)
+		}
 	default:
 		return nil, fmt.Errorf("a literal of type %s", columnar.TypeName(a.Type))
 	}

@@ -5,7 +5,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -29,6 +28,9 @@ import (
 //   - string → number/bool/timestamp parses (after trimming whitespace) and
 //     yields null when the text does not parse; string → integer accepts and
 //     drops a fractional part ("1.9" → 1) and yields null on overflow.
+//   - date32 ↔ string and date32 ↔ timestamp only (cast_date.go): a date
+//     prints as yyyy-MM-dd and parses as Spark's stringToDate; a timestamp
+//     floors to its UTC day, a date is its day's first instant.
 //
 // Same type returns a with an extra reference. The result is the caller's to
 // Release.
@@ -37,6 +39,9 @@ func Cast(mem memory.Allocator, a arrow.Array, to arrow.DataType) (arrow.Array, 
 	if arrow.TypeEqual(from, to) {
 		a.Retain()
 		return a, nil
+	}
+	if r, ok := castDate(mem, a, to); ok {
+		return r, nil
 	}
 	if !castable(from) || !castable(to) {
 		return nil, fmt.Errorf("kernels: cast %s to %s: %w", from, to, errType)
@@ -375,27 +380,20 @@ func parseSparkBool(s string) (bool, bool) {
 	return false, false
 }
 
-var timestampLayouts = []string{
-	"2006-01-02 15:04:05.999999999Z07:00",
-	"2006-01-02T15:04:05.999999999Z07:00",
-	"2006-01-02 15:04:05.999999999",
-	"2006-01-02T15:04:05.999999999",
-	"2006-01-02 15:04",
-	"2006-01-02T15:04",
-	"2006-01-02",
-}
-
-// parseTimestamp parses an ISO-8601 timestamp (date, optional time with
-// fraction, optional zone; UTC when absent) into ticks of unit.
+// parseTimestamp parses a timestamp as Spark's CAST does
+// (ParseSparkTimestamp) into ticks of unit.
 func parseTimestamp(s string, unit arrow.TimeUnit) (int64, bool) {
-	s = trimSpark(s)
-	for _, l := range timestampLayouts {
-		t, err := time.Parse(l, s)
-		if err != nil {
-			continue
-		}
-		ups := columnar.UnitsPerSecond(unit)
-		return t.Unix()*ups + int64(t.Nanosecond())/(1_000_000_000/ups), true
+	us, ok := ParseSparkTimestamp(s)
+	if !ok {
+		return 0, false
 	}
-	return 0, false
+	switch unit {
+	case arrow.Second:
+		return FloorDiv(us, 1_000_000), true
+	case arrow.Millisecond:
+		return FloorDiv(us, 1_000), true
+	case arrow.Nanosecond:
+		return us * 1_000, true
+	}
+	return us, true
 }

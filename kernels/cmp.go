@@ -5,6 +5,7 @@ package kernels
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -103,7 +104,7 @@ func (o CmpOp) holds(c int) bool {
 // to out[:0] (out may be sel itself).
 //
 // Column types: int32, int64, float64, timestamp (lit in the column's unit),
-// string, binary, bool. lit is an int, int32, int64, float64, string, []byte
+// string, binary, bool, date32 (lit an arrow.Date32). lit is an int, int32, int64, float64, string, []byte
 // or bool. A numeric lit is converted to the column's type; an integer
 // column compared with a float literal compares as float64 (Spark's
 // promotion), and an int32 column compared with an int64 literal outside the
@@ -181,8 +182,20 @@ func compareScalar(op CmpOp, col arrow.Array, lit any, sel, out []int32) ([]int3
 			return nil, errLiteral
 		}
 		return compareBoolScalar(op, c, l, sel, out), nil
+	case *array.Date32:
+		l, ok := lit.(arrow.Date32)
+		if !ok {
+			return nil, errLiteral
+		}
+		return cmpScalar(op, dateView(c), int32(l), sel, out), nil
 	}
 	return nil, errType
+}
+
+// dateView is the days of a date array as int32.
+func dateView(c *array.Date32) []int32 {
+	v := c.Date32Values()
+	return unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
 }
 
 var (
@@ -238,7 +251,8 @@ func compareBoolScalar(op CmpOp, c *array.Boolean, lit bool, sel, out []int32) [
 // CompareColumns returns the rows of sel where `a op b` is true; rows where
 // either side is null are never selected. a and b have the same length and
 // the same type, except that int32, int64 and float64 mix (promoted to int64
-// or float64) and a timestamp compares with an int64 by raw value.
+// or float64) and a timestamp compares with an int64 by raw value. Dates
+// compare with dates only (plan casts the other side as Spark does).
 func CompareColumns(op CmpOp, a, b arrow.Array, sel []int32, out []int32) ([]int32, error) {
 	if !op.valid() {
 		return growInt32(out, 0), fmt.Errorf("kernels: compare: invalid operator %d", int(op))
@@ -276,6 +290,12 @@ func compareColumns(op CmpOp, a, b arrow.Array, sel, out []int32) ([]int32, erro
 		return cmpCols(op, toInt64s(a), toInt64s(b), sel, out), nil
 	}
 	switch ac := a.(type) {
+	case *array.Date32:
+		bc, ok := b.(*array.Date32)
+		if !ok {
+			return nil, errType
+		}
+		return cmpCols(op, dateView(ac), dateView(bc), sel, out), nil
 	case *array.String, *array.Binary:
 		if !arrow.TypeEqual(a.DataType(), b.DataType()) {
 			return nil, errType

@@ -400,6 +400,8 @@ func (l Literal) String() string {
 		return fmt.Sprintf("'%s'", strings.ReplaceAll(v, "'", "''"))
 	case time.Time:
 		return "TIMESTAMP '" + v.UTC().Format(time.RFC3339Nano) + "'"
+	case arrow.Date32:
+		return "DATE '" + v.FormattedString() + "'"
 	default:
 		return fmt.Sprint(v)
 	}

@@ -33,12 +33,15 @@ func LiteralType(v any) (arrow.DataType, error) {
 		return arrow.BinaryTypes.String, nil
 	case time.Time:
 		return columnar.Timestamp, nil
+	case arrow.Date32:
+		return arrow.FixedWidthTypes.Date32, nil
 	}
 	return nil, fmt.Errorf("unsupported literal %v of Go type %T", v, v)
 }
 
 // NormalizeLiteral converts a literal to the Go type the kernels take:
-// int64, int32, float64, string, bool, or int64 microseconds for times.
+// int64, int32, float64, string, bool, int64 microseconds for times, or
+// arrow.Date32 (days) for a date.
 func NormalizeLiteral(v any) any {
 	switch v := v.(type) {
 	case int:
@@ -69,6 +72,9 @@ func comparable(a, b arrow.DataType) bool {
 		return true
 	case a.ID() == arrow.TIMESTAMP && b.ID() == arrow.TIMESTAMP:
 		return true
+	case a.ID() == arrow.DATE32 || b.ID() == arrow.DATE32:
+		_, ok := DateComparison(a, b)
+		return ok
 	default:
 		return arrow.TypeEqual(a, b)
 	}
@@ -189,6 +195,19 @@ func widen(t arrow.DataType) arrow.DataType {
 }
 
 func castable(from, to arrow.DataType) bool {
+	if from.ID() == arrow.DATE32 || to.ID() == arrow.DATE32 {
+		// Spark casts a date to and from strings and timestamps; a date to
+		// a number is null in Spark, refused here.
+		other := from
+		if from.ID() == arrow.DATE32 {
+			other = to
+		}
+		switch other.ID() {
+		case arrow.DATE32, arrow.STRING, arrow.TIMESTAMP, arrow.NULL:
+			return true
+		}
+		return false
+	}
 	ok := func(t arrow.DataType) bool {
 		switch t.ID() {
 		case arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.BOOL, arrow.STRING, arrow.TIMESTAMP, arrow.NULL:
@@ -347,7 +366,8 @@ func caseType(c Case, s *arrow.Schema) (arrow.DataType, error) {
 
 // CommonType is the type values of types a and b are both converted to
 // where either may appear (CASE branches), by Spark's widening: NULL takes
-// the other type, numbers widen (INT, BIGINT, DOUBLE), equal types stay.
+// the other type, numbers widen (INT, BIGINT, DOUBLE), a date and a
+// timestamp meet at timestamp, equal types stay.
 func CommonType(a, b arrow.DataType) (arrow.DataType, bool) {
 	switch {
 	case a.ID() == arrow.NULL:
@@ -363,6 +383,10 @@ func CommonType(a, b arrow.DataType) (arrow.DataType, bool) {
 		}
 		return arrow.PrimitiveTypes.Int32, true
 	case arrow.TypeEqual(a, b):
+		return a, true
+	case a.ID() == arrow.DATE32 && b.ID() == arrow.TIMESTAMP:
+		return b, true
+	case a.ID() == arrow.TIMESTAMP && b.ID() == arrow.DATE32:
 		return a, true
 	}
 	return nil, false

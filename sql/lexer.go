@@ -199,6 +199,9 @@ func lexString(text string, i int) (string, int, error) {
 	for j < len(text) {
 		c := text[j]
 		switch {
+		case c == q && j+1 < len(text) && text[j+1] == q: // 'it''s', as Spark
+			b.WriteByte(q)
+			j += 2
 		case c == q:
 			return b.String(), j + 1 - i, nil
 		case c == '\\' && j+1 < len(text):

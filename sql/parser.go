@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/millrace/millrace/columnar"
+	"github.com/millrace/millrace/kernels"
 	"github.com/millrace/millrace/plan"
 )
 
@@ -521,6 +522,12 @@ func (p *parser) typedLiteral(kind string) (plan.Expr, error) {
 			return nil, p.errAt(s, "cannot parse %s as a TIMESTAMP", quote(s.text))
 		}
 		return plan.Literal{Value: ts}, nil
+	case "DATE":
+		d, ok := kernels.ParseSparkDate(s.text)
+		if !ok {
+			return nil, p.errAt(s, "cannot parse %s as a DATE", quote(s.text))
+		}
+		return plan.Literal{Value: arrow.Date32(d)}, nil
 	}
 	return nil, p.errAt(p.toks[p.i-2], "%s literals are not supported yet", kind)
 }
@@ -612,9 +619,11 @@ func (p *parser) dataType() (arrow.DataType, error) {
 		return arrow.FixedWidthTypes.Boolean, nil
 	case "TIMESTAMP", "TIMESTAMP_LTZ":
 		return columnar.Timestamp, nil
+	case "DATE":
+		return arrow.FixedWidthTypes.Date32, nil
 	case "TINYINT", "BYTE", "SMALLINT", "SHORT", "FLOAT", "REAL", "DECIMAL", "DEC", "NUMERIC",
-		"DATE", "TIMESTAMP_NTZ", "BINARY", "VARCHAR", "CHAR", "INTERVAL", "ARRAY", "MAP", "STRUCT", "VOID":
-		return nil, p.errAt(t, "type %s is not supported yet (supported: INT, BIGINT, DOUBLE, STRING, BOOLEAN, TIMESTAMP)", name)
+		"TIMESTAMP_NTZ", "BINARY", "VARCHAR", "CHAR", "INTERVAL", "ARRAY", "MAP", "STRUCT", "VOID":
+		return nil, p.errAt(t, "type %s is not supported yet (supported: INT, BIGINT, DOUBLE, STRING, BOOLEAN, TIMESTAMP, DATE)", name)
 	}
 	return nil, p.errAt(t, "unknown type %s%s", t.text, suggest(name, typeNames))
 }

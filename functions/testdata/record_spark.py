@@ -21,12 +21,13 @@ import os
 import sys
 
 from pyspark.sql import SparkSession
-from pyspark.sql.types import (BooleanType, DoubleType, IntegerType, LongType,
+from pyspark.sql.types import (BooleanType, DateType, DoubleType, IntegerType, LongType,
                                StringType, StructField, StructType, TimestampType)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TYPES = {"string": StringType(), "int": IntegerType(), "bigint": LongType(),
-         "double": DoubleType(), "boolean": BooleanType(), "timestamp": TimestampType()}
+         "double": DoubleType(), "boolean": BooleanType(), "timestamp": TimestampType(),
+         "date": DateType()}
 
 
 def parse_input(col_type, v):
@@ -34,6 +35,8 @@ def parse_input(col_type, v):
         return None
     if col_type == "timestamp":
         return datetime.datetime.strptime(v, "%Y-%m-%d %H:%M:%S.%f").replace(tzinfo=datetime.timezone.utc)
+    if col_type == "date":
+        return datetime.date.fromisoformat(v)
     if col_type == "double" and isinstance(v, str):
         return float(v)
     return v
