@@ -286,7 +286,7 @@ func show(v any) string {
 // encodeValue is a value of type typ (as testutil.Value gives it) in the
 // golden file's encoding.
 func encodeValue(typ arrow.DataType, v any) any {
-	if v == nil {
+	if v == nil || typ.ID() == arrow.NULL {
 		return nil
 	}
 	switch typ.ID() {
