@@ -448,9 +448,11 @@ func (f *dateFormat) parseToks(p *parsed, s string, pos, from, to int) (int, boo
 			p.offset, pos = off, np
 			continue
 		}
-		// A number: at least min digits, at most max, leaving the
-		// minimum widths of the numbers right after it (adjacent value
-		// parsing: yyyyMMdd reads 20240115).
+		// A number: at least min digits, at most max, leaving the widths
+		// of the fixed-width numbers right after it (java.time's adjacent
+		// value parsing: yyyyMMdd reads 20240115). A fraction is not fixed
+		// width in Spark's patterns (S… reads 1 to n digits), so it ends
+		// the run: yyyyMMddHHmmssSSS does not parse, as in Spark.
 		lo, hi := numWidth(t)
 		neg := false
 		if t.kind == fYear && t.n != 2 && pos < len(s) && (s[pos] == '-' || s[pos] == '+') {
@@ -463,7 +465,10 @@ func (f *dateFormat) parseToks(p *parsed, s string, pos, from, to int) (int, boo
 		}
 		reserve := 0
 		for j := k + 1; j < to && isNumTok(f.toks[j]); j++ {
-			l, _ := numWidth(f.toks[j])
+			l, h := numWidth(f.toks[j])
+			if l != h {
+				break
+			}
 			reserve += l
 		}
 		w := min(hi, avail-reserve)
@@ -611,6 +616,9 @@ func parseOffset(s string, pos int, t fmtTok) (int64, int, bool) {
 // February, no hour 24) and combines them; missing fields default to
 // 1970-01-01 00:00:00, a 12-hour clock without a or with no marker to AM.
 func (p *parsed) resolve() (int64, bool) {
+	if p.year < -290_000 || p.year > 290_000 {
+		return 0, false // beyond the microseconds an int64 holds, as Spark's overflow
+	}
 	var days int64
 	switch {
 	case p.doy >= 0 && p.month < 0 && p.day < 0:
