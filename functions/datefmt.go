@@ -8,7 +8,7 @@ import (
 )
 
 // Spark's datetime patterns (java.time.format.DateTimeFormatter letters,
-// as Spark 3+ restricts them: docs/sql-ref-datetime-pattern) compiled once
+// as Spark 3+ restricts them; Spark's "Datetime Patterns" page) compiled once
 // per query into a list of fields that format and parse with integer
 // civil-date arithmetic, not java-style reflection or a time.Time per row.
 // The session time zone is UTC, so zone fields print UTC's names and a

@@ -16,7 +16,7 @@ type Arg struct {
 	Type arrow.DataType
 	// Const is true for a literal argument; Value holds it (nil is NULL),
 	// normalized as plan.NormalizeLiteral does: int32, int64, float64,
-	// string, bool, or int64 microseconds for a timestamp.
+	// string, bool, int64 microseconds for a timestamp, or arrow.Date32.
 	Const bool
 	Value any
 }

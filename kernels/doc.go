@@ -97,7 +97,13 @@
 // # Memory
 //
 // Values are printed as Spark prints them (AppendJavaDouble,
-// AppendSparkTimestamp: Cast to string and the console sink share them).
+// AppendSparkTimestamp, AppendSparkDate: Cast to string and the console sink
+// share them), and strings are read as Spark's CAST reads them
+// (ParseSparkTimestamp, ParseSparkDate: its stringToTimestamp and
+// stringToDate, in the UTC session time zone). Dates (date32, days since
+// 1970-01-01) cast to and from strings and timestamps only, and compare with
+// dates; DaysFromCivil and CivilFromDays are the integer calendar arithmetic
+// (proleptic Gregorian, as Spark 3+) that the date functions share.
 //
 // Kernels that build arrays (Arith, Cast, Conform, Negate, Take, Compact,
 // TakeChunks, Concat) allocate

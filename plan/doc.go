@@ -2,7 +2,12 @@
 // printable tree of nodes (Scan, Filter, Project, Watermark, Aggregate, Union)
 // over expressions (column references, literals, arithmetic, comparisons,
 // boolean logic, casts, struct field access, CASE, LIKE/RLIKE, window functions, aggregate
-// functions).
+// functions, calls of the function library).
+//
+// Types are Arrow's: int32, int64, float64, string, bool, timestamp[us, UTC]
+// and date32 (Spark's DATE, a literal holds an arrow.Date32). A date compares
+// with a timestamp as a timestamp and with a string as a date, as Spark
+// promotes them (DateComparison; CoerceDates inserts the casts).
 //
 // The tree is the one target of the Go API in the root package today and of
 // a SQL front end later, so it knows nothing about the builder that made it
