@@ -51,4 +51,11 @@ func TestDateTyping(t *testing.T) {
 	if typ, ok := CommonType(arrow.FixedWidthTypes.Date32, columnar.Timestamp); !ok || typ.ID() != arrow.TIMESTAMP {
 		t.Errorf("CommonType(date, timestamp) = %v", typ)
 	}
+	// CASE promotes to string as Spark's (CASE WHEN … THEN '1999-01-01' ELSE dt END).
+	if typ, ok := CommonType(arrow.BinaryTypes.String, arrow.FixedWidthTypes.Date32); !ok || typ.ID() != arrow.STRING {
+		t.Errorf("CommonType(string, date) = %v", typ)
+	}
+	if _, ok := CommonType(arrow.BinaryTypes.String, arrow.FixedWidthTypes.Boolean); ok {
+		t.Error("CommonType(string, boolean) accepted")
+	}
 }

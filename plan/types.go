@@ -367,7 +367,8 @@ func caseType(c Case, s *arrow.Schema) (arrow.DataType, error) {
 // CommonType is the type values of types a and b are both converted to
 // where either may appear (CASE branches), by Spark's widening: NULL takes
 // the other type, numbers widen (INT, BIGINT, DOUBLE), a date and a
-// timestamp meet at timestamp, equal types stay.
+// timestamp meet at timestamp, a string and a number, date or timestamp
+// meet at string, equal types stay.
 func CommonType(a, b arrow.DataType) (arrow.DataType, bool) {
 	switch {
 	case a.ID() == arrow.NULL:
@@ -388,6 +389,19 @@ func CommonType(a, b arrow.DataType) (arrow.DataType, bool) {
 		return b, true
 	case a.ID() == arrow.TIMESTAMP && b.ID() == arrow.DATE32:
 		return a, true
+	case a.ID() == arrow.STRING && stringPromotable(b), b.ID() == arrow.STRING && stringPromotable(a):
+		return arrow.BinaryTypes.String, true
 	}
 	return nil, false
+}
+
+// stringPromotable reports whether Spark's CASE coercion turns t into a
+// string beside one (findWiderCommonType's string promotion): numbers,
+// dates and timestamps, not booleans.
+func stringPromotable(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.DATE32, arrow.TIMESTAMP:
+		return true
+	}
+	return false
 }

@@ -56,9 +56,9 @@ def encode(v):
     if isinstance(v, datetime.datetime):
         if v.tzinfo is not None:
             v = v.astimezone(datetime.timezone.utc).replace(tzinfo=None)
-        return v.strftime("%Y-%m-%d %H:%M:%S.%f")
+        return f"{v.year:04d}-{v.month:02d}-{v.day:02d} {v.hour:02d}:{v.minute:02d}:{v.second:02d}.{v.microsecond:06d}"
     if isinstance(v, datetime.date):
-        return v.strftime("%Y-%m-%d")
+        return f"{v.year:04d}-{v.month:02d}-{v.day:02d}"
     if isinstance(v, (bytes, bytearray)):
         return v.hex()
     if isinstance(v, (list, tuple)):
