@@ -60,7 +60,8 @@ type HashTable struct {
 }
 
 // NewHashTable returns an empty table for keys of the given column types
-// (int32, int64, timestamp, float64, bool, string, binary; at least one).
+// (int32, int64, timestamp, date32, float64, bool, string, binary; at
+// least one).
 func NewHashTable(keyTypes []arrow.DataType) (*HashTable, error) {
 	if len(keyTypes) == 0 {
 		return nil, fmt.Errorf("agg: hash table needs at least one key column")
@@ -75,14 +76,14 @@ func NewHashTable(keyTypes []arrow.DataType) (*HashTable, error) {
 	}
 	isInt := func(t arrow.DataType) bool {
 		id := t.ID()
-		return id == arrow.INT32 || id == arrow.INT64 || id == arrow.TIMESTAMP
+		return id == arrow.INT32 || id == arrow.INT64 || id == arrow.TIMESTAMP || id == arrow.DATE32
 	}
 	if len(keyTypes) == 2 && isInt(keyTypes[0]) && isInt(keyTypes[1]) {
 		h.mode = modePair
 	}
 	if len(keyTypes) == 1 {
 		switch keyTypes[0].ID() {
-		case arrow.INT32, arrow.INT64, arrow.TIMESTAMP:
+		case arrow.INT32, arrow.INT64, arrow.TIMESTAMP, arrow.DATE32:
 			h.mode = modeInt
 		case arrow.STRING, arrow.BINARY:
 			h.mode = modeBytes

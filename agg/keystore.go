@@ -28,7 +28,7 @@ type keyCol struct {
 func newKeyCol(t arrow.DataType) (keyCol, error) {
 	c := keyCol{typ: t}
 	switch t.ID() {
-	case arrow.INT32, arrow.INT64, arrow.TIMESTAMP, arrow.FLOAT64, arrow.BOOL:
+	case arrow.INT32, arrow.INT64, arrow.TIMESTAMP, arrow.FLOAT64, arrow.BOOL, arrow.DATE32:
 	case arrow.STRING, arrow.BINARY:
 		c.bytes = true
 		c.offs = []int{0}
@@ -164,6 +164,9 @@ func (s *colScratch) gather(arr arrow.Array, sel []int32, n int) error {
 	case *array.Int32:
 		s.vals = growI64(s.vals, n)
 		gatherFixed(s.vals, a.Int32Values(), sel)
+	case *array.Date32:
+		s.vals = growI64(s.vals, n)
+		gatherFixed(s.vals, a.Date32Values(), sel)
 	case *array.Float64:
 		s.vals = growI64(s.vals, n)
 		v := a.Float64Values()
@@ -294,6 +297,14 @@ func (c *keyCol) build(mem memory.Allocator, groups []uint32) arrow.Array {
 				continue
 			}
 			bb.UnsafeAppend(int32(c.vals[g]))
+		}
+	case *array.Date32Builder:
+		for _, g := range groups {
+			if c.nulls[g] {
+				bb.UnsafeAppendBoolToBitmap(false)
+				continue
+			}
+			bb.UnsafeAppend(arrow.Date32(c.vals[g]))
 		}
 	case *array.Float64Builder:
 		for _, g := range groups {

@@ -17,6 +17,8 @@ func (h *HashTable) lookupInt(arr arrow.Array, sel []int32, groups []uint32, ins
 		probeInt(h, a.TimestampValues(), arr, sel, groups, insert)
 	case *array.Int32:
 		probeInt(h, a.Int32Values(), arr, sel, groups, insert)
+	case *array.Date32:
+		probeInt(h, a.Date32Values(), arr, sel, groups, insert)
 	}
 }
 

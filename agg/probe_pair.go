@@ -43,6 +43,13 @@ func int64View(a arrow.Array) []int64 {
 			return nil
 		}
 		return unsafe.Slice((*int64)(unsafe.Pointer(&v[0])), len(v))
+	case *array.Date32:
+		v := a.Date32Values()
+		out := make([]int64, len(v))
+		for i, x := range v {
+			out[i] = int64(x)
+		}
+		return out
 	case *array.Int32:
 		v := a.Int32Values()
 		out := make([]int64, len(v))

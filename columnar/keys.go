@@ -20,6 +20,7 @@ import (
 //	  bool          one byte, 0 or 1
 //	  int32, int64  big endian with the sign bit flipped (8 bytes; int32 widened)
 //	  timestamp     as int64
+//	  date32        as int64 (days)
 //	  float64       IEEE bits; sign bit flipped for positives, all bits flipped
 //	                for negatives, big endian (NaN sorts last)
 //	  string,binary bytes with 0x00 escaped as 0x00 0xFF, terminated by 0x00 0x01
@@ -145,6 +146,16 @@ func encodeColumn(dst [][]byte, col arrow.Array, rows []int32) error {
 			}
 			return nil
 		}
+		for i := range dst {
+			r := rowAt(rows, i)
+			if c.IsNull(r) {
+				dst[i] = append(dst[i], keyNull)
+				continue
+			}
+			dst[i] = appendInt64(append(dst[i], keyNotNull), int64(v[r]))
+		}
+	case *array.Date32:
+		v := c.Date32Values()
 		for i := range dst {
 			r := rowAt(rows, i)
 			if c.IsNull(r) {
@@ -313,6 +324,10 @@ func decodeValue(b []byte, dst array.Builder) ([]byte, error) {
 	case *array.Int32Builder:
 		v, err := fixed()
 		d.Append(int32(int64(v ^ (1 << 63))))
+		return b, err
+	case *array.Date32Builder:
+		v, err := fixed()
+		d.Append(arrow.Date32(int64(v ^ (1 << 63))))
 		return b, err
 	case *array.TimestampBuilder:
 		v, err := fixed()

@@ -155,3 +155,30 @@ func TestCastDate(t *testing.T) {
 		t.Errorf("date >= 1970-01-01: %v %v", sel, err)
 	}
 }
+
+// TestHashDates hashes a date key as the int32 of its days (the shuffle of
+// GROUP BY to_date(ts)); before, every date hashed alike.
+func TestHashDates(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	db := array.NewDate32Builder(mem)
+	db.AppendValues([]arrow.Date32{19782, -1, 0}, nil)
+	d := db.NewArray()
+	db.Release()
+	defer d.Release()
+	ib := array.NewInt32Builder(mem)
+	ib.AppendValues([]int32{19782, -1, 0}, nil)
+	i := ib.NewArray()
+	ib.Release()
+	defer i.Release()
+	hd := HashColumns([]arrow.Array{d}, nil, nil)
+	hi := HashColumns([]arrow.Array{i}, nil, nil)
+	for k := range hd {
+		if hd[k] != hi[k] {
+			t.Errorf("row %d: date hash %x, int32 hash %x", k, hd[k], hi[k])
+		}
+	}
+	if hd[0] == hd[1] {
+		t.Error("different days hash alike")
+	}
+}

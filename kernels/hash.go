@@ -140,6 +140,8 @@ func hashColumn(c arrow.Array, sel []int32, dst []uint64) {
 		HashInt64(v, sel, dst)
 	case *array.Int32:
 		hashInt32(a.Int32Values(), sel, dst)
+	case *array.Date32:
+		hashInt32(dateView(a), sel, dst)
 	case *array.Float64:
 		hashFloat64(a.Float64Values(), sel, dst)
 	case *array.Boolean:

@@ -256,7 +256,7 @@ func NewAggregate(in Node, keys, aggs []Expr) (*Aggregate, error) {
 
 func keyType(t arrow.DataType) bool {
 	switch t.ID() {
-	case arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.BOOL, arrow.STRING, arrow.BINARY, arrow.TIMESTAMP:
+	case arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.BOOL, arrow.STRING, arrow.BINARY, arrow.TIMESTAMP, arrow.DATE32:
 		return true
 	}
 	return false

@@ -38,6 +38,8 @@ func GenColumn(mem memory.Allocator, rng *rand.Rand, t arrow.DataType, n, card i
 			bb.Append(int64(v)*7919 - 1000)
 		case *array.Int32Builder:
 			bb.Append(int32(v) - 50)
+		case *array.Date32Builder:
+			bb.Append(arrow.Date32(v*37 - 400))
 		case *array.TimestampBuilder:
 			bb.Append(arrow.Timestamp(int64(v) * 60_000_000))
 		case *array.Float64Builder:
