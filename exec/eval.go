@@ -73,6 +73,11 @@ func compileExpr(e plan.Expr, s *arrow.Schema) (evaluator, error) {
 	case plan.Call:
 		return compileCall(e, s)
 	case plan.Binary:
+		if typ.ID() == arrow.DATE32 {
+			if c, ok := dateArithmetic(e, s); ok {
+				return compileCall(c, s)
+			}
+		}
 		return compileBinary(plan.CoerceDates(e, s), s, typ)
 	case plan.Not:
 		return compileNot(e.E, s)

@@ -57,3 +57,13 @@ func (c callEval) value(mem memory.Allocator, rec arrow.RecordBatch) (arrow.Arra
 func (c callEval) pred(mem memory.Allocator, rec arrow.RecordBatch, sel, out []int32) ([]int32, error) {
 	return predFromValue(mem, c, rec, sel, out)
 }
+
+// dateArithmetic is the date_add/date_sub call that date ± days is.
+func dateArithmetic(e plan.Binary, s *arrow.Schema) (plan.Call, bool) {
+	lt, err1 := plan.TypeOf(e.L, s)
+	rt, err2 := plan.TypeOf(e.R, s)
+	if err1 != nil || err2 != nil {
+		return plan.Call{}, false
+	}
+	return plan.DateArithmetic(e, lt, rt)
+}

@@ -7,7 +7,8 @@
 // Types are Arrow's: int32, int64, float64, string, bool, timestamp[us, UTC]
 // and date32 (Spark's DATE, a literal holds an arrow.Date32). A date compares
 // with a timestamp as a timestamp and with a string as a date, as Spark
-// promotes them (DateComparison; CoerceDates inserts the casts).
+// promotes them (DateComparison; CoerceDates inserts the casts), and a date
+// plus or minus an int is date_add/date_sub (DateArithmetic).
 //
 // The tree is the one target of the Go API in the root package today and of
 // a SQL front end later, so it knows nothing about the builder that made it

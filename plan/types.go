@@ -239,6 +239,9 @@ func binaryType(e Binary, s *arrow.Schema) (arrow.DataType, error) {
 		}
 		return arrow.FixedWidthTypes.Boolean, nil
 	default:
+		if _, ok := DateArithmetic(e, lt, rt); ok {
+			return arrow.FixedWidthTypes.Date32, nil
+		}
 		if !isNumeric(lt) || !isNumeric(rt) {
 			return nil, fmt.Errorf("type mismatch in %s: arithmetic needs numbers, got %s and %s", e, columnar.TypeName(lt), columnar.TypeName(rt))
 		}

@@ -63,3 +63,20 @@ func castSide(e Expr, t, to arrow.DataType) Expr {
 	}
 	return Cast{E: e, To: to}
 }
+
+// DateArithmetic is date ± days as Spark resolves it: dt + n and n + dt are
+// date_add(dt, n), dt - n is date_sub(dt, n), for an int number of days
+// (a date minus a date, an interval in Spark, is not supported). lt and rt
+// are the types of e's operands; ok is false for any other arithmetic.
+func DateArithmetic(e Binary, lt, rt arrow.DataType) (Call, bool) {
+	isDays := func(t arrow.DataType) bool { return t.ID() == arrow.INT32 }
+	switch {
+	case e.Op == OpAdd && lt.ID() == arrow.DATE32 && isDays(rt):
+		return Call{Name: "date_add", Args: []Expr{e.L, e.R}}, true
+	case e.Op == OpAdd && isDays(lt) && rt.ID() == arrow.DATE32:
+		return Call{Name: "date_add", Args: []Expr{e.R, e.L}}, true
+	case e.Op == OpSub && lt.ID() == arrow.DATE32 && isDays(rt):
+		return Call{Name: "date_sub", Args: []Expr{e.L, e.R}}, true
+	}
+	return Call{}, false
+}

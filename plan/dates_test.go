@@ -48,6 +48,23 @@ func TestDateTyping(t *testing.T) {
 			}
 		}
 	}
+	// date ± days is a date (date_add/date_sub); a date minus a date is not.
+	for _, c := range []struct {
+		e  Expr
+		ok bool
+	}{
+		{Binary{Op: OpAdd, L: dt, R: i}, true},
+		{Binary{Op: OpAdd, L: Literal{Value: int32(1)}, R: dt}, true},
+		{Binary{Op: OpSub, L: dt, R: i}, true},
+		{Binary{Op: OpSub, L: i, R: dt}, false},
+		{Binary{Op: OpSub, L: dt, R: dt}, false},
+		{Binary{Op: OpMul, L: dt, R: i}, false},
+	} {
+		typ, err := TypeOf(c.e, s)
+		if (err == nil && typ.ID() == arrow.DATE32) != c.ok {
+			t.Errorf("%s: %v %v, want a date: %v", c.e, typ, err, c.ok)
+		}
+	}
 	if typ, ok := CommonType(arrow.FixedWidthTypes.Date32, columnar.Timestamp); !ok || typ.ID() != arrow.TIMESTAMP {
 		t.Errorf("CommonType(date, timestamp) = %v", typ)
 	}
