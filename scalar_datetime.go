@@ -90,6 +90,15 @@ func DateSub(start Column, days any) Column { return call("date_sub", start, int
 // DateDiff is the number of days from start to end (Spark's datediff).
 func DateDiff(end, start any) Column { return call("datediff", end, start) }
 
+// FromUTCTimestamp is the wall-clock time in zone tz (a region such as
+// "Europe/Paris", or an offset such as "+05:30") of a UTC timestamp
+// (Spark's from_utc_timestamp).
+func FromUTCTimestamp(ts Column, tz string) Column { return call("from_utc_timestamp", ts, tz) }
+
+// ToUTCTimestamp is the UTC instant of a wall-clock time in zone tz
+// (Spark's to_utc_timestamp).
+func ToUTCTimestamp(ts Column, tz string) Column { return call("to_utc_timestamp", ts, tz) }
+
 // CurrentDate is today's date in UTC (Spark's current_date).
 func CurrentDate() Column { return call("current_date") }
 

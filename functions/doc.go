@@ -21,7 +21,9 @@
 //
 // datetime.go (year … second), datetime_funcs.go (to_timestamp, to_date,
 // from_unixtime, unix_timestamp, date_format, date_trunc, trunc, date_add,
-// date_sub, datediff, current_date) and datefmt.go (Spark's datetime
+// date_sub, datediff, current_date), datetime_extra.go (add_months,
+// last_day, make_date, unix_*/timestamp_* conversions), datetime_zone.go
+// (from_utc_timestamp, to_utc_timestamp) and datefmt.go (Spark's datetime
 // patterns, compiled once per query) compute on int64 microseconds (UTC, the
 // session time zone) and date32 days with integer calendar arithmetic, no
 // time.Time per row. math_funcs.go, math_round.go, math_ops.go (round/bround
@@ -31,10 +33,11 @@
 //
 // Where Millrace departs from Spark on purpose (these cases are left out of
 // the golden files):
-//   - A datetime pattern, a date_trunc/trunc unit and a round scale must be
-//     literals: Spark also takes a column for a pattern or a unit, which
-//     would mean compiling per row; Millrace refuses it when the query is
-//     bound.
+//   - A datetime pattern, a date_trunc/trunc unit, a time zone and a round
+//     scale must be literals: Spark also takes a column for a pattern, a
+//     unit or a zone, which would mean compiling per row; Millrace refuses
+//     it when the query is bound. Zone rules come from the system's tz
+//     database (Spark's from the JVM's).
 //   - Parsing with the zone-name letters G, z, V and O is refused (X, x and Z
 //     offsets parse). Spark's INCONSISTENT_BEHAVIOR_CROSS_VERSION errors
 //     (raised where Spark 2's parser would have read a string that the
