@@ -63,3 +63,46 @@ func TestGroupByDate(t *testing.T) {
 		}
 	}
 }
+
+// TestMinMaxDate takes min and max of a DATE per key across triggers (the
+// state store keeps them between batches), as Spark's min/max of a date;
+// before, plan refused min/max of a date.
+func TestMinMaxDate(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "k", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	src := testutil.Must(memsrc.New(schema, memsrc.Options{}))
+	for _, r := range [][]any{{"a", "2024-02-29"}, {"a", "1969-12-31"}, {"b", nil}, {"a", "2024-03-01 10:00"}, {"b", "2000-01-01"}} {
+		if _, err := src.AddRows(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	day := millrace.ToDate(millrace.Col("s"))
+	q := millrace.ReadStream(src).GroupBy(millrace.Col("k")).Agg(millrace.Min(day).As("first"), millrace.Max(day).As("last"))
+	if q.Err() != nil {
+		t.Fatal(q.Err())
+	}
+	if typ := q.Schema().Field(1).Type; typ.ID() != arrow.DATE32 {
+		t.Fatalf("min of a date is %s", typ)
+	}
+	rec := testutil.NewRecorder()
+	ctx := context.Background()
+	w, err := q.WriteStream(rec).OutputMode(millrace.Complete).Trigger(millrace.AvailableNow()).
+		Checkpoint(filepath.Join(t.TempDir(), "ckpt")).MaxRowsPerTrigger(1).Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AwaitTermination(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, batches := rec.Batches()
+	var got []string
+	for _, row := range batches[len(batches)-1] {
+		got = append(got, fmt.Sprintf("%v %s %s", row[0], row[1].(arrow.Date32).FormattedString(), row[2].(arrow.Date32).FormattedString()))
+	}
+	sort.Strings(got)
+	if want := "[a 1969-12-31 2024-03-01 b 2000-01-01 2000-01-01]"; fmt.Sprint(got) != want {
+		t.Errorf("got %v, want %s", got, want)
+	}
+}

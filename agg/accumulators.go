@@ -70,7 +70,7 @@ func newAccumulator(spec Spec, argType arrow.DataType) (accumulator, error) {
 			return &avgAcc{}, nil
 		}
 	case Min, Max:
-		if isInt || id == arrow.TIMESTAMP {
+		if isInt || id == arrow.TIMESTAMP || id == arrow.DATE32 {
 			return &minMaxAcc[int64]{typ: argType, isMax: spec.Func == Max}, nil
 		}
 		if id == arrow.FLOAT64 {
@@ -345,6 +345,8 @@ func (a *minMaxAcc[A]) update(groups []uint32, arg arrow.Array, sel []int32) err
 		minMaxTyped(a, groups, c.Int32Values(), arg, sel)
 	case *array.Timestamp:
 		minMaxTyped(a, groups, c.TimestampValues(), arg, sel)
+	case *array.Date32:
+		minMaxTyped(a, groups, c.Date32Values(), arg, sel)
 	case *array.Float64:
 		if vals, ok := any(a.vals).([]float64); ok {
 			if a.isMax {
@@ -417,6 +419,14 @@ func buildNumbers[A int64 | float64](mem memory.Allocator, t arrow.DataType, val
 				continue
 			}
 			bb.UnsafeAppend(arrow.Timestamp(vals[g]))
+		}
+	case *array.Date32Builder:
+		for _, g := range groups {
+			if valid != nil && !valid[g] {
+				bb.UnsafeAppendBoolToBitmap(false)
+				continue
+			}
+			bb.UnsafeAppend(arrow.Date32(vals[g]))
 		}
 	case *array.Float64Builder:
 		for _, g := range groups {

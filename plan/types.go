@@ -296,10 +296,10 @@ func aggType(e Agg, s *arrow.Schema) (arrow.DataType, error) {
 		return widen(t), nil
 	default: // min, max
 		switch t.ID() {
-		case arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.TIMESTAMP:
+		case arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.TIMESTAMP, arrow.DATE32:
 			return widen(t), nil
 		}
-		return nil, fmt.Errorf("%s(%s): needs a number or timestamp, got %s", e.Func, e.Arg, columnar.TypeName(t))
+		return nil, fmt.Errorf("%s(%s): needs a number, timestamp or date, got %s", e.Func, e.Arg, columnar.TypeName(t))
 	}
 }
 
