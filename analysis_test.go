@@ -33,7 +33,7 @@ func TestAnalysisErrorsAreReturnedByStart(t *testing.T) {
 	}{
 		{"unknown column in filter", src().Filter(col("nope").Gt(1)), millrace.Append, `column "nope" not found`},
 		{"unknown column in select", src().Select(col("user"), col("usr")), millrace.Append, `column "usr" not found`},
-		{"string compared with number", src().Filter(col("campaign").Gt(3)), millrace.Append, "cannot compare"},
+		{"timestamp compared with number", src().Filter(col("event_time").Gt(3)), millrace.Append, "cannot compare"},
 		{"arithmetic on a string", src().Select(col("campaign").Plus(1)), millrace.Append, "arithmetic needs numbers"},
 		{"non-boolean filter", src().Filter(col("user").Plus(1)), millrace.Append, "not boolean"},
 		{"watermark on a non-timestamp", src().WithWatermark("user", time.Second), millrace.Append, "must be a timestamp"},
@@ -45,6 +45,8 @@ func TestAnalysisErrorsAreReturnedByStart(t *testing.T) {
 			src().WithWatermark("event_time", time.Second).GroupBy(col("campaign")).Count(), millrace.Append, "append output mode is not supported"},
 		{"complete mode without aggregation", src().Filter(col("user").Gt(1)), millrace.Complete, "complete output mode is not supported"},
 		{"duplicate output column", src().Select(col("user"), col("user")), millrace.Append, "duplicate output column"},
+		{"left anti join of two streams", src().Join(src().Select(col("user").As("u2")), col("user").Eq(col("u2")), millrace.LeftAnti), millrace.Append,
+			"LeftAnti joins with a streaming DataFrame/Dataset on the right are not supported"},
 		{"window on a number", src().GroupBy(millrace.Window(col("user"), time.Minute)).Count(), millrace.Update, "needs a timestamp"},
 		// The API asks textdecode (plan imports no decoder).
 		{"fromJSON into a type the decoder lacks",

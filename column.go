@@ -2,7 +2,6 @@ package millrace
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/millrace/millrace/plan"
@@ -12,7 +11,8 @@ import (
 // Column is an expression over the columns of a stream: a column reference,
 // a literal, or a computation over other columns. Methods that take `any`
 // accept a Column or a Go literal (bool, int, int32, int64, float64, string,
-// time.Time, nil).
+// time.Time, nil), or a time.Duration, an interval: Col("ts").Plus(time.Hour)
+// is a timestamp an hour later, as Spark's ts + INTERVAL 1 HOUR.
 type Column struct{ e plan.Expr }
 
 // Col refers to the column called name. As in Spark's col(), a dotted name
@@ -63,8 +63,6 @@ func toExpr(v any) plan.Expr {
 		return v.e
 	case plan.Expr:
 		return v
-	case time.Duration:
-		return plan.Literal{Value: v.Microseconds()}
 	}
 	return plan.Literal{Value: v}
 }

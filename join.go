@@ -17,6 +17,7 @@ const (
 	RightOuter = plan.RightOuterJoin
 	FullOuter  = plan.FullOuterJoin
 	LeftSemi   = plan.LeftSemiJoin
+	LeftAnti   = plan.LeftAntiJoin
 )
 
 // ReadTable starts a static (bounded) stream from a table, for the static
@@ -35,8 +36,9 @@ func ReadTable(t sources.Table) *Stream {
 //
 // Column names must be unique across both sides (rename with
 // WithColumnRenamed, or use JoinUsing for same-named keys). With a static
-// other (ReadTable), the stream is never buffered: inner, left outer and
-// left semi joins are supported.
+// other (ReadTable), the stream is never buffered: inner, left outer, left
+// semi and left anti joins are supported (a left anti join needs a static
+// other, as in Spark).
 func (s *Stream) Join(other *Stream, cond Column, how JoinType) *Stream {
 	if s.err != nil {
 		return s

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"sort"
 	"strings"
 	"sync"
 
@@ -29,7 +30,9 @@ func NewSession() *Session {
 // CreateTempView registers s under name for SQL queries, replacing a view
 // of the same name (Spark's createOrReplaceTempView). Names are
 // case-insensitive, as Spark's. The stream is used as it is: declare its
-// watermark with WithWatermark before registering it.
+// watermark with WithWatermark before registering it. A static table is
+// registered likewise, as ReadTable(t): SQL joins it with streams (a
+// stream-static join).
 func (se *Session) CreateTempView(name string, s *Stream) {
 	se.mu.Lock()
 	defer se.mu.Unlock()
@@ -39,17 +42,34 @@ func (se *Session) CreateTempView(name string, s *Stream) {
 
 // SQL plans a Spark SQL query over the session's views and returns it as a
 // Stream, which the builder API continues (Filter, WriteStream …) as any
-// other. The query is SELECT [DISTINCT] items FROM view-or-(subquery)
-// [WHERE e] [GROUP BY e, …] [HAVING e], joined by UNION ALL; package sql
-// has the grammar. It maps onto the builder: WHERE is Filter, the select
-// list Select, GROUP BY GroupBy(...).Agg(...) (window(...) keys included),
-// HAVING a Filter after the aggregation, and DISTINCT DropDuplicates over
-// all the selected columns, as Spark plans a streaming DISTINCT.
+// other. The query is [WITH …] SELECT [DISTINCT] items FROM from [WHERE e]
+// [GROUP BY e, …] [HAVING e], joined by UNION ALL, where from is a view, a
+// (subquery) or joins of them; package sql has the grammar. It maps onto
+// the builder: WHERE is Filter, the select list Select, GROUP BY
+// GroupBy(...).Agg(...) (window(...) keys included), HAVING a Filter
+// after the aggregation, DISTINCT DropDuplicates over all the selected
+// columns, as Spark plans a streaming DISTINCT, a JOIN Stream.Join
+// (session_join.go), a WITH query a stream planned once and read as a
+// view, ORDER BY … LIMIT OrderBy(…).Limit(n) over the query's output
+// columns (allowed by Start over an aggregation in Complete mode, as in
+// Spark).
 //
-// A syntax error, an unknown view (with the nearest registered name) or an
-// analysis error (an unknown column, a type error …) is returned here,
-// before the query starts; syntax errors and unknown views are *sql.Error,
-// with line, column and a caret.
+// Names resolve as Spark resolves them (session_resolve.go): b.price is
+// column price of the view or alias b, else field price of column b;
+// names are case-insensitive; a name two joined views have must be
+// qualified. The output column of b.price is price; UNION ALL matches its
+// inputs' columns by position and names them after the first input's.
+// Unlike Spark, a stream cannot have two columns of one name: SELECT *
+// over a join of views sharing a column name is refused (list the
+// columns, renaming one).
+//
+// A syntax error, an unknown view or column (with the nearest name), an
+// ambiguous column or an analysis error (a type error …) is returned here,
+// before the query starts, as a *sql.Error with line, column and a caret
+// wherever the text has a place for it. The rules of the output mode and
+// of watermarks (an outer stream-stream join needs watermarks and a time
+// range, Complete mode an aggregation …) are checked by Start, with
+// Spark's messages, as for builder queries.
 func (se *Session) SQL(ctx context.Context, text string) (*Stream, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -73,9 +93,21 @@ type sqlPlanner struct {
 	text string
 	// tables are the streams of the declared tables the statement reads.
 	tables map[string]*Stream
+	// sel is the SELECT being planned, whose references position the
+	// errors of names.
+	sel *sql.Select
+	// ctes are the WITH queries in scope, innermost last.
+	ctes []map[string]*Stream
+	// where are the conjuncts of the WHERE of the SELECT being planned.
+	where []*whereConj
 }
 
 func (pl *sqlPlanner) view(t *sql.Table) (*Stream, error) {
+	for i := len(pl.ctes) - 1; i >= 0; i-- {
+		if s, ok := pl.ctes[i][strings.ToLower(t.Name)]; ok {
+			return s, nil
+		}
+	}
 	pl.se.mu.Lock()
 	defer pl.se.mu.Unlock()
 	if s, ok := pl.se.views[strings.ToLower(t.Name)]; ok {
@@ -88,6 +120,12 @@ func (pl *sqlPlanner) view(t *sql.Table) (*Stream, error) {
 		return s, err
 	}
 	names := pl.se.namesLocked()
+	for _, m := range pl.ctes {
+		for n := range m {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
 	return nil, sql.ErrorAt(pl.text, t.At, fmt.Sprintf("view %q not found%s", t.Name, sql.Suggest(t.Name, names)))
 }
 
@@ -100,45 +138,68 @@ func (pl *sqlPlanner) query(q sql.Query) (*Stream, error) {
 			if err != nil {
 				return nil, err
 			}
-			ins = append(ins, s)
+			ins = append(ins, byPosition(s, ins))
 		}
 		return ins[0].Union(ins[1:]...), nil
 	case *sql.Select:
 		return pl.selectStmt(q)
+	case *sql.Sorted:
+		return pl.sorted(q)
+	case *sql.With:
+		// Each WITH query is planned once, in order; a later one and the
+		// query read it as a view (a stream read twice is one source).
+		scope := map[string]*Stream{}
+		pl.ctes = append(pl.ctes, scope)
+		defer func() { pl.ctes = pl.ctes[:len(pl.ctes)-1] }()
+		for _, c := range q.CTEs {
+			s, err := pl.query(c.Query)
+			if err != nil {
+				return nil, err
+			}
+			if s.err != nil {
+				return nil, sql.ErrorAt(pl.text, c.At, fmt.Sprintf("WITH %s: %v", c.Name, s.err))
+			}
+			scope[strings.ToLower(c.Name)] = s
+		}
+		return pl.query(q.Query)
 	}
 	return nil, fmt.Errorf("query %T not supported", q)
 }
 
 func (pl *sqlPlanner) selectStmt(q *sql.Select) (*Stream, error) {
-	var s *Stream
-	switch f := q.From.(type) {
-	case *sql.Table:
-		v, err := pl.view(f)
-		if err != nil {
-			return nil, err
+	outer, outerWhere := pl.sel, pl.where
+	defer func() { pl.sel, pl.where = outer, outerWhere }()
+	pl.sel, pl.where = q, nil
+	if q.Where != nil {
+		// WHERE's conjuncts, which a cross join in FROM may take as its
+		// condition (session_join.go).
+		for _, c := range conjuncts(q.Where) {
+			pl.where = append(pl.where, &whereConj{e: c})
 		}
-		s = v
-	case *sql.Subquery:
-		v, err := pl.query(f.Query)
-		if err != nil {
-			return nil, err
-		}
-		s = v
-	case *sql.Watermarked: // session_tables.go
-		v, err := pl.watermarked(f)
-		if err != nil {
-			return nil, err
-		}
-		s = v
 	}
+	rel, err := pl.from(q.From)
+	if err != nil {
+		return nil, err
+	}
+	pl.sel = q // planning FROM's subqueries moved it
+	if q, err = pl.unusedWhere(q); err != nil {
+		return nil, err
+	}
+	s := rel.s
 	if s.err != nil {
 		return s, nil
 	}
+	if q, err = pl.resolve(q, rel); err != nil {
+		return nil, err
+	}
 	if q.Where != nil {
 		if hasAgg(q.Where) {
-			return nil, fmt.Errorf("where %s: aggregate functions are not allowed in WHERE; use HAVING", q.Where)
+			return nil, sql.ErrorAt(pl.text, q.WherePos, fmt.Sprintf("where %s: aggregate functions are not allowed in WHERE; use HAVING", q.Where))
 		}
 		s = s.Filter(Column{q.Where})
+		if s.err != nil {
+			return nil, sql.ErrorAt(pl.text, q.WherePos, s.err.Error())
+		}
 	}
 	aggregating := len(q.GroupBy) > 0 || q.Having != nil
 	for _, it := range q.Items {
@@ -151,21 +212,34 @@ func (pl *sqlPlanner) selectStmt(q *sql.Select) (*Stream, error) {
 		if s, err = pl.aggregate(s, q); err != nil {
 			return nil, err
 		}
-	} else if !(len(q.Items) == 1 && q.Items[0].Star) {
+	} else {
+		res := &resolver{pl: pl, rel: rel, sel: q}
 		var cols []Column
-		for _, it := range q.Items {
+		var owner []int // the item of each column
+		for i, it := range q.Items {
 			if it.Star {
-				if s.err != nil {
-					return s, nil
+				es, err := res.star(it.Qualifier, it.Pos)
+				if err != nil {
+					return nil, err
 				}
-				for _, f := range s.Schema().Fields() {
-					cols = append(cols, Col(f.Name))
+				for _, e := range es {
+					cols = append(cols, Column{e})
+					owner = append(owner, i)
 				}
 				continue
 			}
 			cols = append(cols, Column{it.Expr})
+			owner = append(owner, i)
 		}
-		s = s.Select(cols...)
+		if err := pl.uniqueNames(q, rel, cols); err != nil {
+			return nil, err
+		}
+		if !isIdentity(cols, s) {
+			in := s
+			if s = s.Select(cols...); s.err != nil {
+				return nil, pl.itemError(q, in, cols, owner, s.err)
+			}
+		}
 	}
 	if q.Distinct {
 		s = s.DropDuplicates()

@@ -97,7 +97,7 @@ func TestExprErrors(t *testing.T) {
 		{"in GroupBy", src().GroupBy(millrace.Expr("window(event_time)")).Count(), "groupBy: expr"},
 		{"in Agg", src().GroupBy(millrace.Col("user")).Agg(millrace.Expr("summ(amount)")), `unknown function summ (did you mean "sum"?)`},
 		{"unknown column", src().SelectExpr("amount * 2 AS a", "usr"), `column "usr" not found`},
-		{"type error", src().Where(millrace.Expr("campaign > 3")), "cannot compare"},
+		{"type error", src().Where(millrace.Expr("event_time > 3")), "cannot compare"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -9,7 +9,11 @@
 // per query into evaluators (eval.go) that call the type-specialised loops of
 // package kernels; NOT is pushed to the leaves, where it becomes a negated
 // comparison or IS NOT NULL, so selection vectors are exact in SQL's
-// three-valued logic.
+// three-valued logic. Spark's implicit casts of comparisons (a string
+// compared with a timestamp or a number) and timestamp ± interval are
+// compiled in eval_coerce.go; a string literal is cast once, at compile time.
+// A final ORDER BY … LIMIT over an aggregation in Complete mode sorts each
+// trigger's whole result before the sink (sort.go).
 //
 // Stateful operators (stateful.go) are hash aggregation (aggregate.go),
 // session windows (session.go), both deduplications (dedup.go) and the

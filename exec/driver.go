@@ -596,6 +596,13 @@ func (q *Query) forward(ctx context.Context, b *batchRun, st *stage, recs []arro
 	if len(st.outs) == 0 {
 		t := q.newTask(ctx, b, b.watermarkUs)
 		write := func(b columnar.Batch) error { return out.write(ctx, t, b) }
+		if q.c.sort != nil {
+			if err := q.sortTo(t, recs, write); err != nil {
+				return err
+			}
+			q.mergeStats(b, t)
+			return nil
+		}
 		if err := q.forwardTo(t, recs, q.c.post, write); err != nil {
 			return err
 		}
@@ -618,6 +625,27 @@ func (q *Query) forward(ctx context.Context, b *batchRun, st *stage, recs []arro
 		q.mergeStats(b, t)
 	}
 	return nil
+}
+
+// sortTo runs recs through the post chain, then sorts and limits the
+// whole result (Complete mode's ORDER BY … LIMIT) and writes it.
+func (q *Query) sortTo(t *task, recs []arrow.RecordBatch, write func(columnar.Batch) error) (err error) {
+	var outs []arrow.RecordBatch
+	defer func() { columnar.ReleaseAll(outs) }()
+	collect := func(b columnar.Batch) error {
+		defer b.Release()
+		outs = append(outs, kernels.Compact(t.mem, b))
+		return nil
+	}
+	if err := q.forwardTo(t, recs, q.c.post, collect); err != nil {
+		return err
+	}
+	defer t.recoverPanic(&err)
+	rec, err := q.c.sort.apply(t.mem, q.c.outSchema, outs)
+	if err != nil || rec == nil {
+		return err
+	}
+	return write(columnar.Batch{Rec: rec})
 }
 
 // forwardTo runs each of recs through post and hands the result to

@@ -200,7 +200,12 @@ func compileBinary(e plan.Binary, s *arrow.Schema, typ arrow.DataType) (evaluato
 	case e.Op == plan.OpOr:
 		return orEval{l: l, r: r, notL: mustNot(e.L, s), notR: mustNot(e.R, s)}, nil
 	case e.Op.IsComparison():
+		if l, r, err = coerceCmp(e, s, l, r); err != nil {
+			return nil, err
+		}
 		return cmpEval{op: cmpOp(e.Op), l: l, r: r, neg: cmpOp(negateCmp(e.Op))}, nil
+	case typ.ID() == arrow.TIMESTAMP:
+		return newShift(e, s, l, r, typ)
 	default:
 		return arithEval{op: arithOp(e.Op), l: l, r: r, typ: typ, checked: compilingChecked, text: e.String()}, nil
 	}

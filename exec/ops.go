@@ -231,6 +231,8 @@ func (q *compiled) compileChain(ctx context.Context, n plan.Node, chains map[int
 		}
 		mergeChains(chains, below, o)
 		return nil, nil
+	case *plan.Sort:
+		return nil, fmt.Errorf("%s: %s (Spark's rule)", n.Describe(), errSortNotFinal)
 	case *plan.Union:
 		for _, in := range n.Inputs {
 			a, err := q.compileChain(ctx, in, chains, post)

@@ -117,6 +117,9 @@ type compiled struct {
 	staticJoins []*staticJoinOp
 	// maxAheadUs bounds event times (Config.MaxEventTimeAhead), 0 for none.
 	maxAheadUs int64
+	// sort is the final ORDER BY/LIMIT of a query in Complete mode, nil
+	// for none (exec/sort.go).
+	sort *sortSpec
 }
 
 // Query is a running streaming query.
@@ -300,13 +303,24 @@ func compile(ctx context.Context, cfg Config) (_ *compiled, err error) {
 	c.scans = unique
 	c.routes = map[int][]route{}
 	rootChains := map[int][]chain{}
-	top, err := c.compileChain(ctx, cfg.Plan, rootChains, &c.post)
+	root := cfg.Plan
+	srt, sorted := root.(*plan.Sort)
+	if sorted {
+		root = srt.Input // sorted after the post chain, in forward
+	}
+	top, err := c.compileChain(ctx, root, rootChains, &c.post)
 	if err != nil {
 		return nil, err
 	}
+	if sorted {
+		_, aggregated := top.(*plan.Aggregate)
+		if c.sort, err = checkSort(srt, cfg.Mode, cfg.Mode == sinks.Complete, aggregated); err != nil {
+			return nil, err
+		}
+	}
 	if top == nil {
 		if cfg.Mode == sinks.Complete {
-			return nil, fmt.Errorf("complete output mode is not supported when there are no streaming aggregations")
+			return nil, fmt.Errorf("invalid streaming output mode: complete. This output mode is not supported for no streaming aggregations on streaming DataFrames/DataSets (Spark's STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION): complete output mode is not supported when there are no streaming aggregations; use Append")
 		}
 		for k, chs := range rootChains {
 			for _, ch := range chs {
@@ -458,8 +472,13 @@ func newStateful(n plan.Node, cfg Config, mode sinks.OutputMode) (stateful, erro
 		}
 		return a, nil
 	case *plan.Join:
-		if mode != sinks.Append {
+		// Spark: inner and semi joins write each row once, in Update mode
+		// as in Append; an outer join's rows need Append.
+		switch {
+		case mode == sinks.Complete:
 			return nil, fmt.Errorf("%s output mode is not supported for stream-stream joins: use Append", mode)
+		case mode == sinks.Update && n.How != plan.InnerJoin && n.How != plan.LeftSemiJoin:
+			return nil, fmt.Errorf("%s join between two streaming DataFrames/Datasets is not supported in Update output mode, only in Append output mode (Spark's rule)", sparkJoinName[n.How])
 		}
 		return newStreamJoin(n, cfg.StatePartitions, cfg.Allocator)
 	case *plan.Deduplicate:
@@ -477,11 +496,11 @@ func checkAggMode(a *aggOperator, n *plan.Aggregate, mode sinks.OutputMode) erro
 		return nil
 	}
 	if a.window == nil && a.eventKey < 0 {
-		return fmt.Errorf("append output mode is not supported for an aggregation without a watermark: add WithWatermark on the event-time column and group by a window over it (or by the column), or use Update or Complete mode")
+		return fmt.Errorf("invalid streaming output mode: append. This output mode is not supported for streaming aggregations without watermark on streaming DataFrames/DataSets (Spark's STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION): append output mode is not supported for an aggregation without a watermark: add WithWatermark on the event-time column and group by a window over it (or by the column), or use Update or Complete mode")
 	}
 	if a.window != nil && !a.window.eventTimeCol {
 		w := plan.Unalias(n.Keys[a.window.index]).(plan.Window)
-		return fmt.Errorf("append output mode needs a watermark on the window's time column %s: call WithWatermark(%q, delay) before GroupBy, or use Update or Complete mode", w.Time, w.Time.String())
+		return fmt.Errorf("invalid streaming output mode: append. This output mode is not supported for streaming aggregations without watermark on streaming DataFrames/DataSets (Spark's STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION): append output mode needs a watermark on the window's time column %s: call WithWatermark(%q, delay) before GroupBy, or use Update or Complete mode", w.Time, w.Time.String())
 	}
 	return nil
 }

@@ -35,9 +35,9 @@ type staticJoinOp struct {
 
 func newStaticJoinOp(ctx context.Context, n *plan.Join, mem memory.Allocator) (*staticJoinOp, error) {
 	switch n.How {
-	case plan.InnerJoin, plan.LeftOuterJoin, plan.LeftSemiJoin:
+	case plan.InnerJoin, plan.LeftOuterJoin, plan.LeftSemiJoin, plan.LeftAntiJoin:
 	default:
-		return nil, fmt.Errorf("join: a %s join of a stream with a static table is not supported (the static side's unmatched rows are never final); use inner, left_outer or left_semi with the stream on the left", n.How)
+		return nil, fmt.Errorf("join: a %s join of a stream with a static table is not supported (the static side's unmatched rows are never final); use inner, left_outer, left_semi or left_anti with the stream on the left", n.How)
 	}
 	o := &staticJoinOp{node: n, mem: mem, version: -1}
 	ls, rs := n.Left.Schema(), n.Right.Schema()
@@ -141,8 +141,12 @@ func (o *staticJoinOp) apply(t *task, b columnar.Batch) (columnar.Batch, error) 
 	for i, k := range o.probeKeys {
 		keys[i] = b.Rec.Column(k)
 	}
-	if o.node.How == plan.LeftSemiJoin {
-		sel, err := tab.Semi(keys, b.Sel, nil)
+	if o.node.How == plan.LeftSemiJoin || o.node.How == plan.LeftAntiJoin {
+		semi := tab.Semi
+		if o.node.How == plan.LeftAntiJoin {
+			semi = tab.Anti // keeps the rows whose keys are null, as Spark
+		}
+		sel, err := semi(keys, b.Sel, nil)
 		if err != nil {
 			return columnar.Batch{}, err
 		}

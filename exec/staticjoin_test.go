@@ -35,7 +35,8 @@ func (s staticSpec) build(ins []plan.Node) (plan.Node, error) {
 
 // oracle: each trigger's rows joined with the table, nothing buffered and
 // nothing late; null keys match nothing (a left outer join writes such a
-// row with nulls, an inner or semi join drops it).
+// row with nulls, an anti join writes it alone, an inner or semi join
+// drops it).
 func (s staticSpec) oracle(trigs [][][][]any, static [][]any) [][][]any {
 	out := make([][][]any, len(trigs))
 	for i, tr := range trigs {
@@ -46,7 +47,7 @@ func (s staticSpec) oracle(trigs [][][][]any, static [][]any) [][][]any {
 					continue
 				}
 				matched = true
-				if s.how != plan.LeftSemiJoin {
+				if s.how != plan.LeftSemiJoin && s.how != plan.LeftAntiJoin {
 					out[i] = append(out[i], append(append([]any(nil), r...), st...))
 				}
 			}
@@ -55,6 +56,8 @@ func (s staticSpec) oracle(trigs [][][][]any, static [][]any) [][][]any {
 				out[i] = append(out[i], r)
 			case !matched && s.how == plan.LeftOuterJoin:
 				out[i] = append(out[i], append(append([]any(nil), r...), nil, nil))
+			case !matched && s.how == plan.LeftAntiJoin:
+				out[i] = append(out[i], r)
 			}
 		}
 	}
@@ -68,9 +71,12 @@ var staticSpecs = []staticSpec{
 	{how: plan.LeftOuterJoin, delay: 0},
 	{how: plan.LeftSemiJoin, delay: -1},
 	{how: plan.LeftSemiJoin, delay: 5 * sec},
+	{how: plan.LeftAntiJoin, delay: -1},
+	{how: plan.LeftAntiJoin, delay: 3 * sec},
 }
 
-// TestStaticJoins: stream-static inner, left outer and left semi joins
+// TestStaticJoins: stream-static inner, left outer, left semi and left
+// anti joins
 // against the naive oracle, over a table with duplicate and null keys.
 func TestStaticJoins(t *testing.T) {
 	for _, s := range staticSpecs {

@@ -171,13 +171,16 @@ func newStreamJoin(n *plan.Join, partitions int, mem memory.Allocator) (*streamJ
 // and a bound on the right side of the range.
 func (j *streamJoin) check() error {
 	n := j.node
+	if n.How == plan.LeftAntiJoin {
+		return fmt.Errorf("LeftAnti joins with a streaming DataFrame/Dataset on the right are not supported (Spark's rule): a left anti join needs a static right side")
+	}
 	needLeft := n.How == plan.LeftOuterJoin || n.How == plan.FullOuterJoin || n.How == plan.LeftSemiJoin
 	needRight := n.How == plan.RightOuterJoin || n.How == plan.FullOuterJoin
 	if !needLeft && !needRight {
 		return nil
 	}
 	if n.TimeLeft == "" || !j.sides[0].late || !j.sides[1].late {
-		return fmt.Errorf("a %s stream-stream join needs watermarks on both sides and a time-range condition between their event times (e.g. right.time Between(left.time, left.time + 1h)): without them a row's missing match is never final", n.How)
+		return fmt.Errorf("stream-stream %s join between two streaming DataFrame/Datasets is not supported without a watermark in the join keys, or a watermark on the nullable side and an appropriate range condition (Spark's rule): a %s stream-stream join needs watermarks on both sides and a time-range condition between their event times (e.g. right.time Between(left.time, left.time + 1h)): without them a row's missing match is never final", sparkJoinName[n.How], n.How)
 	}
 	if needLeft && j.upper == plan.NoUpper {
 		return fmt.Errorf("a %s stream-stream join needs an upper bound on %s - %s", n.How, n.TimeRight, n.TimeLeft)
@@ -187,6 +190,10 @@ func (j *streamJoin) check() error {
 	}
 	return nil
 }
+
+// sparkJoinName is a join type as Spark's messages name it.
+var sparkJoinName = map[plan.JoinType]string{plan.InnerJoin: "Inner", plan.LeftOuterJoin: "LeftOuter",
+	plan.RightOuterJoin: "RightOuter", plan.FullOuterJoin: "FullOuter", plan.LeftSemiJoin: "LeftSemi", plan.LeftAntiJoin: "LeftAnti"}
 
 func contains(xs []string, x string) bool {
 	for _, y := range xs {

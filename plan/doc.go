@@ -1,5 +1,6 @@
 // Package plan holds the logical plan of a streaming query: a plain,
-// printable tree of nodes (Scan, Filter, Project, Watermark, Aggregate, Union)
+// printable tree of nodes (Scan, Filter, Project, Watermark, Aggregate, Union,
+// Join, Deduplicate, Sort …)
 // over expressions (column references, literals, arithmetic, comparisons,
 // boolean logic, casts, struct field access, CASE, LIKE/RLIKE, window functions, aggregate
 // functions, calls of the function library).

@@ -85,8 +85,8 @@ type Like struct {
 	Kind    MatchKind
 }
 
-// Literal is a constant: nil, bool, int32, int64, float64, string or
-// time.Time (a timestamp).
+// Literal is a constant: nil, bool, int32, int64, float64, string,
+// time.Time (a timestamp) or time.Duration (an interval, IntervalType).
 type Literal struct{ Value any }
 
 // BinaryOp is an operator of two operands.
@@ -402,6 +402,8 @@ func (l Literal) String() string {
 		return "TIMESTAMP '" + v.UTC().Format(time.RFC3339Nano) + "'"
 	case arrow.Date32:
 		return "DATE '" + v.FormattedString() + "'"
+	case time.Duration:
+		return "INTERVAL '" + v.String() + "'"
 	default:
 		return fmt.Sprint(v)
 	}

@@ -29,9 +29,13 @@ const (
 	RightOuterJoin
 	FullOuterJoin
 	LeftSemiJoin
+	// LeftAntiJoin keeps the left rows without a match. Only a static
+	// right side supports it: a streaming right side could always match
+	// later (Spark refuses it too).
+	LeftAntiJoin
 )
 
-var joinNames = [...]string{"inner", "left_outer", "right_outer", "full_outer", "left_semi"}
+var joinNames = [...]string{"inner", "left_outer", "right_outer", "full_outer", "left_semi", "left_anti"}
 
 func (j JoinType) String() string { return joinNames[j] }
 
@@ -63,7 +67,7 @@ type Join struct {
 // nothing are part of the join's output.
 func (j *Join) EmitsUnmatched(side int) bool {
 	switch j.How {
-	case LeftOuterJoin:
+	case LeftOuterJoin, LeftAntiJoin:
 		return side == 0
 	case RightOuterJoin:
 		return side == 1
@@ -234,7 +238,7 @@ func (j *Join) buildSchema() error {
 		fields = append(fields, f)
 		seen[f.Name] = true
 	}
-	if j.How != LeftSemiJoin {
+	if j.How != LeftSemiJoin && j.How != LeftAntiJoin {
 		skip := map[string]bool{}
 		if j.Using {
 			for _, k := range j.RightKeys {
@@ -271,7 +275,8 @@ func conjuncts(e Expr) []Expr {
 	return []Expr{Unalias(e)}
 }
 
-// timeTerm matches col, col + lit or col - lit (lit an int64 of µs).
+// timeTerm matches col, col + lit, col - lit or lit + col (lit an
+// interval, time.Duration, or an int64 of µs).
 func timeTerm(e Expr) (string, int64, bool) {
 	switch e := Unalias(e).(type) {
 	case ColumnRef:
@@ -279,6 +284,10 @@ func timeTerm(e Expr) (string, int64, bool) {
 	case Binary:
 		c, ok := Unalias(e.L).(ColumnRef)
 		lit, ok2 := Unalias(e.R).(Literal)
+		if c2, okR := Unalias(e.R).(ColumnRef); !ok && okR && e.Op == OpAdd {
+			c, ok = c2, true
+			lit, ok2 = Unalias(e.L).(Literal)
+		}
 		if !ok || !ok2 || (e.Op != OpAdd && e.Op != OpSub) {
 			return "", 0, false
 		}

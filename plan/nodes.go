@@ -132,6 +132,9 @@ func NewProject(in Node, exprs []Expr) (*Project, error) {
 		if err != nil {
 			return nil, fmt.Errorf("select %s: %w", e, err)
 		}
+		if t.ID() == arrow.DURATION {
+			return nil, fmt.Errorf("select %s: an INTERVAL cannot be a column; add it to or subtract it from a timestamp", e)
+		}
 		name := OutputName(e)
 		if seen[name] {
 			return nil, fmt.Errorf("select: duplicate output column %q; use As to rename", name)

@@ -42,7 +42,19 @@ func TestTypeOf(t *testing.T) {
 		{Alias{E: col("f"), Name: "g"}, arrow.FLOAT64},
 		{Agg{Func: AggAvg, Arg: col("i64")}, arrow.FLOAT64},
 		{Agg{Func: AggCountAll}, arrow.INT64},
+		// Spark's implicit casts and timestamp arithmetic
+		{Binary{OpGt, col("ts"), Literal{"2024-01-01 10:00:00"}}, arrow.BOOL},
+		{Binary{OpEq, col("s"), col("i32")}, arrow.BOOL},
+		{Binary{OpLe, col("f"), col("s")}, arrow.BOOL},
+		{Binary{OpEq, col("b"), Literal{"true"}}, arrow.BOOL},
+		{Binary{OpAdd, col("ts"), Literal{time.Hour}}, arrow.TIMESTAMP},
+		{Binary{OpSub, col("ts"), Literal{time.Second}}, arrow.TIMESTAMP},
+		{Binary{OpAdd, Literal{time.Minute}, col("ts")}, arrow.TIMESTAMP},
 		// errors
+		{Binary{OpSub, Literal{time.Minute}, col("ts")}, arrow.NULL},
+		{Binary{OpAdd, col("i64"), Literal{time.Minute}}, arrow.NULL},
+		{Binary{OpGt, Literal{time.Hour}, Literal{time.Minute}}, arrow.NULL},
+		{Binary{OpGt, col("ts"), col("i64")}, arrow.NULL},
 		{col("missing"), arrow.NULL},
 		{Binary{OpAdd, col("s"), col("i64")}, arrow.NULL},
 		{Not{col("i64")}, arrow.NULL},
@@ -131,3 +143,42 @@ func TestParseColumnName(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinTimeRange checks that a join's time range takes intervals as
+// SQL writes them (time.Duration literals, on either side of a +) as
+// well as int64 microseconds.
+func TestJoinTimeRange(t *testing.T) {
+	ts := columnar.Timestamp
+	left := schemaNode{arrow.NewSchema([]arrow.Field{{Name: "k", Type: arrow.PrimitiveTypes.Int64}, {Name: "lt", Type: ts}}, nil)}
+	right := schemaNode{arrow.NewSchema([]arrow.Field{{Name: "rk", Type: arrow.PrimitiveTypes.Int64}, {Name: "rt", Type: ts}}, nil)}
+	col := func(n string) Expr { return ColumnRef{Name: n} }
+	and := func(a, b Expr) Expr { return Binary{Op: OpAnd, L: a, R: b} }
+	keys := Binary{Op: OpEq, L: col("k"), R: col("rk")}
+	for _, c := range []struct {
+		name         string
+		cond         Expr
+		lower, upper int64
+	}{
+		{"between with an interval", and(keys, and(Binary{Op: OpGe, L: col("rt"), R: col("lt")},
+			Binary{Op: OpLe, L: col("rt"), R: Binary{Op: OpAdd, L: col("lt"), R: Literal{Value: time.Hour}}})), 0, time.Hour.Microseconds()},
+		{"interval + column, reversed comparison", and(keys, Binary{Op: OpGe, L: Binary{Op: OpAdd, L: Literal{Value: 10 * time.Minute}, R: col("lt")}, R: col("rt")}),
+			NoLower, (10 * time.Minute).Microseconds()},
+		{"column - interval, microseconds", and(keys, Binary{Op: OpGt, L: col("rt"), R: Binary{Op: OpSub, L: col("lt"), R: Literal{Value: int64(5_000_000)}}}),
+			-5_000_000 + 1, NoUpper},
+	} {
+		j, err := NewJoin(left, right, c.cond, InnerJoin)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if j.Lower != c.lower || j.Upper != c.upper || j.TimeLeft != "lt" || j.TimeRight != "rt" {
+			t.Errorf("%s: range [%d, %d] on %s, %s; want [%d, %d]", c.name, j.Lower, j.Upper, j.TimeLeft, j.TimeRight, c.lower, c.upper)
+		}
+	}
+}
+
+// schemaNode is a leaf of a given schema.
+type schemaNode struct{ s *arrow.Schema }
+
+func (n schemaNode) Schema() *arrow.Schema { return n.s }
+func (schemaNode) Children() []Node        { return nil }
+func (schemaNode) Describe() string        { return "schema" }

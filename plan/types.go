@@ -35,13 +35,21 @@ func LiteralType(v any) (arrow.DataType, error) {
 		return columnar.Timestamp, nil
 	case arrow.Date32:
 		return arrow.FixedWidthTypes.Date32, nil
+	case time.Duration:
+		return IntervalType, nil
 	}
 	return nil, fmt.Errorf("unsupported literal %v of Go type %T", v, v)
 }
 
+// IntervalType is the type of an interval literal (a time.Duration
+// Literal: SQL's INTERVAL 10 SECONDS, a time.Duration in the Go API):
+// Spark's day-time interval. It exists in expressions only, to be added
+// to or subtracted from a timestamp; it cannot be a column.
+var IntervalType arrow.DataType = arrow.FixedWidthTypes.Duration_us
+
 // NormalizeLiteral converts a literal to the Go type the kernels take:
-// int64, int32, float64, string, bool, int64 microseconds for times, or
-// arrow.Date32 (days) for a date.
+// int64, int32, float64, string, bool, int64 microseconds for times and
+// intervals, or arrow.Date32 (days) for a date.
 func NormalizeLiteral(v any) any {
 	switch v := v.(type) {
 	case int:
@@ -50,6 +58,8 @@ func NormalizeLiteral(v any) any {
 		return float64(v)
 	case time.Time:
 		return v.UnixMicro()
+	case time.Duration:
+		return v.Microseconds()
 	}
 	return v
 }
@@ -62,12 +72,15 @@ func isNumeric(t arrow.DataType) bool {
 	return isInteger(t) || t.ID() == arrow.FLOAT64
 }
 
-// comparable reports whether values of types a and b can be compared.
+// comparable reports whether values of types a and b can be compared,
+// directly or after the implicit cast of ComparisonCast.
 func comparable(a, b arrow.DataType) bool {
 	if a.ID() == arrow.NULL || b.ID() == arrow.NULL {
 		return true
 	}
 	switch {
+	case a.ID() == arrow.DURATION || b.ID() == arrow.DURATION:
+		return false // an interval is added to a timestamp, not compared
 	case isNumeric(a) && isNumeric(b):
 		return true
 	case a.ID() == arrow.TIMESTAMP && b.ID() == arrow.TIMESTAMP:
@@ -75,9 +88,33 @@ func comparable(a, b arrow.DataType) bool {
 	case a.ID() == arrow.DATE32 || b.ID() == arrow.DATE32:
 		_, ok := DateComparison(a, b)
 		return ok
+	case ComparisonCast(a, b) != nil || ComparisonCast(b, a) != nil:
+		return true
 	default:
 		return arrow.TypeEqual(a, b)
 	}
+}
+
+// ComparisonCast returns the type an operand of type from is implicitly
+// cast to when it is compared with an operand of type other, or nil when
+// it is compared as it is. As Spark's type coercion (checked against
+// Spark 4.2 with spark.sql.ansi.enabled=false): a string compared with a
+// timestamp, a number or a boolean is cast to that type, so that
+// ts > '2024-01-01 10:00:00' compares timestamps and 1 = '1' numbers. A
+// string that does not parse becomes NULL, as CAST's does, and the
+// comparison is NULL; Spark 4's default ANSI mode raises CAST_INVALID_INPUT
+// instead, and casts a string compared with an INT to BIGINT (so '1.5' = 1
+// is an error there, and true here, '1.5' truncating to 1 as in non-ANSI
+// Spark).
+func ComparisonCast(from, other arrow.DataType) arrow.DataType {
+	if from.ID() != arrow.STRING {
+		return nil
+	}
+	switch other.ID() {
+	case arrow.TIMESTAMP, arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.BOOL:
+		return other
+	}
+	return nil
 }
 
 // TypeOf resolves e against schema and returns its type.
@@ -238,6 +275,15 @@ func binaryType(e Binary, s *arrow.Schema) (arrow.DataType, error) {
 			return nil, fmt.Errorf("type mismatch in %s: cannot compare %s with %s", e, columnar.TypeName(lt), columnar.TypeName(rt))
 		}
 		return arrow.FixedWidthTypes.Boolean, nil
+	case lt.ID() == arrow.DURATION || rt.ID() == arrow.DURATION:
+		// timestamp ± interval, interval + timestamp: Spark's TimeAdd.
+		switch {
+		case lt.ID() == arrow.TIMESTAMP && rt.ID() == arrow.DURATION && (e.Op == OpAdd || e.Op == OpSub):
+			return lt, nil
+		case lt.ID() == arrow.DURATION && rt.ID() == arrow.TIMESTAMP && e.Op == OpAdd:
+			return rt, nil
+		}
+		return nil, fmt.Errorf("type mismatch in %s: an INTERVAL can only be added to or subtracted from a timestamp, got %s and %s", e, columnar.TypeName(lt), columnar.TypeName(rt))
 	default:
 		if _, ok := DateArithmetic(e, lt, rt); ok {
 			return arrow.FixedWidthTypes.Date32, nil

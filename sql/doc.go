@@ -2,16 +2,36 @@
 // expression text (what Spark's expr and selectExpr take) into plan
 // expressions, ParseExpr, and queries into an AST, ParseQuery:
 //
-//	SELECT [DISTINCT] item, … FROM view-or-(query) [[AS] alias]
+//	[WITH name AS (query), …]
+//	SELECT [DISTINCT] item, … FROM from
 //	  [WHERE e] [GROUP BY e, …] [HAVING e]
 //	[UNION ALL …]
+//	[ORDER BY e [ASC|DESC] [NULLS FIRST|LAST], …] [LIMIT n]
 //
-// where an item is * or an expression with an optional alias. The AST
-// (Select, Union, Table, Subquery) keeps the byte offset of its parts, so
-// that the planner (millrace.Session.SQL, which maps it onto the builder
-// API) positions its errors with ErrorAt and suggests names with Suggest.
-// Joins, ORDER BY, LIMIT, WITH and UNION without ALL are refused at their
-// position.
+// where an item is *, t.* or an expression with an optional alias, and a
+// from is a view name or (query) with an optional alias, joined to more:
+//
+//	from [INNER] JOIN from ON cond
+//	from LEFT|RIGHT|FULL [OUTER] JOIN from ON cond
+//	from [LEFT] SEMI JOIN from ON cond
+//	from [LEFT] ANTI JOIN from ON cond
+//	from … JOIN from USING (col, …)
+//
+// (sql/join.go, sql/order.go). The AST (Select, Union, With, Sorted,
+// Table, Subquery, Join, Watermarked) keeps the byte offset of its parts
+// and of every column reference (Select.Refs), so that the planner
+// (millrace.Session.SQL, which maps it onto the builder API) positions its
+// errors with ErrorAt — an unknown or ambiguous name at the name — and
+// suggests names with Suggest. An inner
+// join without ON or USING (CROSS JOIN, FROM a, b) is a cross join.
+// NATURAL joins, OFFSET and UNION without ALL are refused at their
+// position. ORDER BY and LIMIT parse anywhere Spark's grammar has them;
+// the engine allows them, as Spark, over an aggregation in Complete mode.
+//
+// INTERVAL n UNIT [n UNIT …], INTERVAL 'n' UNIT and INTERVAL 'n unit' are
+// literals of plan.IntervalType (a time.Duration), which a timestamp adds
+// or subtracts (ts + INTERVAL 1 HOUR); months and years, which have no
+// fixed length, are refused.
 //
 // Scripts (ParseStatements, ParseStatement; ddl.go) are statements
 // separated by ';', parsed whole before anything runs:
@@ -81,5 +101,7 @@
 // string functions …) parses as far as needed to
 // name it, and is refused with an Error at its position; nothing is
 // silently approximated, except that Spark's decimal literals (1.5) become
-// doubles, plan having no decimal type.
+// doubles, plan having no decimal type. Implicit casts are plan's (a
+// string compared with a timestamp or a number is cast to its type, as
+// non-ANSI Spark does: plan.ComparisonCast).
 package sql

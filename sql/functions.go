@@ -302,6 +302,8 @@ func (p *parser) duration() (time.Duration, error) {
 			if u := p.peek(); u.kind == tokWord && unitOf(u.text) != 0 {
 				p.next()
 				parts = append(parts, u.text)
+			} else if u.kind == tokWord && calendarUnit(u.text) {
+				return 0, p.errAt(u, "INTERVAL in %s is not supported: months and years have no fixed length (use days, hours, minutes, seconds)", strings.ToUpper(u.text))
 			}
 		}
 		if len(parts) == 0 {
@@ -314,6 +316,16 @@ func (p *parser) duration() (time.Duration, error) {
 		return d, nil
 	}
 	return 0, p.errAt(t, "expected a duration ('10 seconds' or INTERVAL 10 SECONDS), found %s", t.describe())
+}
+
+// calendarUnit reports whether u is a month or year unit, which Spark's
+// year-month intervals have and Millrace's day-time ones do not.
+func calendarUnit(u string) bool {
+	switch strings.TrimSuffix(strings.ToLower(u), "s") {
+	case "month", "year":
+		return true
+	}
+	return false
 }
 
 // unitOf is the length of a Spark interval unit name, or 0.

@@ -41,6 +41,8 @@ type parser struct {
 	toks  []token
 	i     int
 	depth int
+	// refs collects the column references parsed, for Select.Refs.
+	refs []Ref
 }
 
 // fail is the error a parse step returns; its message is already placed.
@@ -409,9 +411,16 @@ func (p *parser) unary() (plan.Expr, error) {
 // postfix is a primary followed by any number of ::type casts, field
 // accesses and subscripts.
 func (p *parser) postfix() (plan.Expr, error) {
+	first := p.peek()
 	e, err := p.primary()
 	if err != nil {
 		return nil, err
+	}
+	// ref is the reference primary recorded for a name, which the field
+	// accesses after it extend (b.price).
+	ref := -1
+	if _, ok := e.(plan.ColumnRef); ok && len(p.refs) > 0 && p.refs[len(p.refs)-1].Pos == first.pos {
+		ref = len(p.refs) - 1
 	}
 	for {
 		t := p.peek()
@@ -430,6 +439,9 @@ func (p *parser) postfix() (plan.Expr, error) {
 				return nil, p.errAt(n, "expected a field name after '.', found %s", n.describe())
 			}
 			e = plan.GetField{E: e, Name: n.text}
+			if ref >= 0 {
+				p.refs[ref].Parts = append(p.refs[ref].Parts, n.text)
+			}
 		case t.isOp("["):
 			return nil, p.errAt(t, "subscripts ([]) are not supported yet")
 		default:
@@ -491,7 +503,11 @@ func (p *parser) primary() (plan.Expr, error) {
 	case u == "CASE":
 		return p.caseExpr()
 	case u == "INTERVAL":
-		return nil, p.errAt(t, "INTERVAL values are not supported here yet (only as window() and session_window() durations)")
+		d, err := p.duration()
+		if err != nil {
+			return nil, err
+		}
+		return plan.Literal{Value: d}, nil
 	case (u == "TIMESTAMP" || u == "TIMESTAMP_LTZ" || u == "TIMESTAMP_NTZ" || u == "DATE" || u == "X") && nt.kind == tokString:
 		return p.typedLiteral(u)
 	case reserved[u] && !nt.isOp("("):
@@ -509,6 +525,7 @@ func (p *parser) primary() (plan.Expr, error) {
 // postfix parses: plan.GetField over the column, as Spark resolves it.
 func (p *parser) columnRef() (plan.Expr, error) {
 	t := p.next()
+	p.refs = append(p.refs, Ref{Parts: []string{t.text}, Pos: t.pos})
 	return plan.ColumnRef{Name: t.text}, nil
 }
 

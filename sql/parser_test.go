@@ -99,6 +99,13 @@ func TestParseExpr(t *testing.T) {
 		{"session_window(ts, '5 minutes')", "session_window(ts, 5m0s)"},
 		{"current_timestamp()", "current_timestamp()"},
 		{"current_timestamp", "current_timestamp()"},
+		// Intervals: timestamp arithmetic.
+		{"ts + INTERVAL 10 SECONDS", "(ts + INTERVAL '10s')"},
+		{"ts - INTERVAL '10' SECOND", "(ts - INTERVAL '10s')"},
+		{"ts + INTERVAL 1 HOUR 30 MINUTES", "(ts + INTERVAL '1h30m0s')"},
+		{"INTERVAL '1 day' + ts", "(INTERVAL '24h0m0s' + ts)"},
+		{"c.clickTime BETWEEN i.impressionTime AND i.impressionTime + INTERVAL 1 HOUR",
+			"((c.clickTime >= i.impressionTime) AND (c.clickTime <= (i.impressionTime + INTERVAL '1h0m0s')))"},
 		// Comments and layout.
 		{"a -- comment\n + /* c */ b", "(a + b)"},
 	} {
@@ -178,7 +185,6 @@ func TestParseExprErrors(t *testing.T) {
 		{"a || b", "1:3: operator || is not supported yet"},
 		{"a <=> b", "1:3: operator <=> is not supported yet"},
 		{"a DIV b", "1:3: operator DIV is not supported yet"},
-		{"ts + INTERVAL 10 SECONDS", "1:6: INTERVAL values are not supported here yet"},
 		{"window(ts, '10 parsecs')", "1:12: cannot parse '10 parsecs' as a duration"},
 		{"window(ts, '1 month')", "cannot parse '1 month' as a duration"},
 		{"window(ts)", "1:1: window takes a time column, a duration"},

@@ -6,7 +6,8 @@ import (
 	"github.com/millrace/millrace/plan"
 )
 
-// Query is a parsed query: a *Select, or a *Union of queries.
+// Query is a parsed query: a *Select, a *Union of queries, or a *With
+// (common table expressions before a query).
 type Query interface {
 	// Pos is the byte offset of the query's first token in the text.
 	Pos() int
@@ -22,18 +23,54 @@ type Select struct {
 	Items    []Item
 	From     From
 	Where    plan.Expr // nil without WHERE
+	// WherePos is the byte offset of WHERE's expression.
+	WherePos int
 	GroupBy  []Item    // never Star
 	Having   plan.Expr // nil without HAVING
 	// HavingPos is the byte offset of HAVING's expression.
 	HavingPos int
+	// Refs are the column references of the SELECT's expressions (its
+	// select list, join conditions, WHERE, GROUP BY, HAVING; not those of
+	// its subqueries), in the order of the text, so that the planner can
+	// point at a name it cannot resolve.
+	Refs []Ref
+}
+
+// Ref is a column reference as written: its dotted name parts (b.price is
+// [b price]) and the byte offset of its first part.
+type Ref struct {
+	Parts []string
+	Pos   int
+}
+
+// RefPos returns the offset of the first reference at or after from whose
+// parts start with parts (case-insensitively), or from when there is none.
+func (s *Select) RefPos(from int, parts ...string) int {
+	for _, r := range s.Refs {
+		if r.Pos < from || len(r.Parts) < len(parts) {
+			continue
+		}
+		match := true
+		for i, p := range parts {
+			if !strings.EqualFold(r.Parts[i], p) {
+				match = false
+				break
+			}
+		}
+		if match {
+			return r.Pos
+		}
+	}
+	return from
 }
 
 // Item is an expression of a select list or GROUP BY, or a * of the
-// select list.
+// select list (t.* when Qualifier is t).
 type Item struct {
-	Star bool
-	Expr plan.Expr // nil for Star; may be a plan.Alias
-	Pos  int       // byte offset of the item
+	Star      bool
+	Qualifier string    // t of t.*; "" for *
+	Expr      plan.Expr // nil for Star; may be a plan.Alias
+	Pos       int       // byte offset of the item
 }
 
 // Union is q1 UNION ALL q2 UNION ALL … (Spark's UNION without ALL, which
@@ -43,7 +80,7 @@ type Union struct {
 	Inputs []Query
 }
 
-// From is what a SELECT reads: a *Table or a *Subquery.
+// From is what a SELECT reads: a *Table, a *Subquery or a *Join.
 type From interface {
 	Pos() int
 	from()
@@ -79,11 +116,13 @@ func ErrorAt(text string, pos int, msg string) *Error { return errorAt(text, pos
 // by edit distance, when one is near enough, else "".
 func Suggest(name string, candidates []string) string { return suggest(name, candidates) }
 
-// ParseQuery parses a Spark SQL query: SELECT [DISTINCT] items FROM
-// name-or-(subquery) [[AS] alias] [WHERE e] [GROUP BY e, …] [HAVING e],
-// any number of them joined by UNION ALL, and an optional final ';'.
-// Errors are *Error; constructs Millrace does not support yet (joins,
-// ORDER BY, LIMIT, WITH …) are refused at their position.
+// ParseQuery parses a Spark SQL query: [WITH name AS (query), …] SELECT
+// [DISTINCT] items FROM from [WHERE e] [GROUP BY e, …] [HAVING e], any
+// number of them joined by UNION ALL, and an optional final ';'. A from is
+// a view name or a (subquery), with an optional alias, joined to others
+// by JOIN … ON cond or JOIN … USING (cols) (sql/join.go). Errors are
+// *Error; constructs Millrace does not support (NATURAL joins, OFFSET,
+// UNION without ALL …) are refused at their position.
 func ParseQuery(text string) (Query, error) {
 	toks, err := lex(text)
 	if err != nil {
@@ -104,17 +143,17 @@ func ParseQuery(text string) (Query, error) {
 // unexpectedInQuery names the clauses Spark has and Millrace does not yet.
 func (p *parser) unexpectedInQuery(t token) error {
 	switch strings.ToUpper(t.text) {
-	case "ORDER", "SORT", "CLUSTER", "DISTRIBUTE":
+	case "SORT", "CLUSTER", "DISTRIBUTE":
 		if t.kind == tokWord {
-			return p.errAt(t, "%s BY is not supported: a stream cannot be sorted", strings.ToUpper(t.text))
+			return p.errAt(t, "%s BY is not supported: a stream cannot be sorted or repartitioned in SQL", strings.ToUpper(t.text))
 		}
-	case "LIMIT", "OFFSET":
+	case "OFFSET":
 		if t.kind == tokWord {
-			return p.errAt(t, "%s is not supported yet", strings.ToUpper(t.text))
+			return p.errAt(t, "OFFSET is not supported on streams")
 		}
 	case "JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "SEMI", "ANTI", "NATURAL", "LATERAL":
 		if t.kind == tokWord {
-			return p.errAt(t, "joins in SQL are not supported yet")
+			return p.errAt(t, "unexpected %s: a join follows the FROM item it joins", strings.ToUpper(t.text))
 		}
 	case "INTERSECT", "EXCEPT", "MINUS":
 		if t.kind == tokWord {
@@ -124,8 +163,6 @@ func (p *parser) unexpectedInQuery(t token) error {
 		if t.kind == tokWord {
 			return p.errAt(t, "%s clauses are not supported", strings.ToUpper(t.text))
 		}
-	case ",":
-		return p.errAt(t, "joins in SQL are not supported yet (several tables in FROM)")
 	}
 	return p.unexpected(t)
 }
@@ -137,12 +174,15 @@ func (p *parser) query() (Query, error) {
 	}
 	defer func() { p.depth-- }()
 	start := p.peek().pos
+	if p.peek().isWord("WITH") {
+		return p.with()
+	}
 	first, err := p.queryTerm()
 	if err != nil {
 		return nil, err
 	}
 	if !p.peek().isWord("UNION") {
-		return first, nil
+		return p.orderLimit(first)
 	}
 	u := &Union{Start: start, Inputs: []Query{first}}
 	for p.peek().isWord("UNION") {
@@ -159,7 +199,7 @@ func (p *parser) query() (Query, error) {
 		}
 		u.Inputs = append(u.Inputs, q)
 	}
-	return u, nil
+	return p.orderLimit(u)
 }
 
 // queryTerm is a SELECT or a parenthesized query.
@@ -179,7 +219,7 @@ func (p *parser) queryTerm() (Query, error) {
 	case t.isWord("SELECT"):
 		return p.selectStmt()
 	case t.isWord("WITH"):
-		return nil, p.errAt(t, "WITH is not supported yet")
+		return nil, p.errAt(t, "WITH must start a query: put the query in parentheses")
 	case t.isWord("FROM"):
 		return nil, p.errAt(t, "FROM-first queries are not supported; write SELECT … FROM")
 	case t.kind == tokEOF:
@@ -190,6 +230,11 @@ func (p *parser) queryTerm() (Query, error) {
 
 func (p *parser) selectStmt() (*Select, error) {
 	s := &Select{Start: p.next().pos}
+	// The references of this SELECT, not of its subqueries (which collect
+	// their own).
+	outer := p.refs
+	p.refs = nil
+	defer func() { s.Refs, p.refs = p.refs, outer }()
 	if p.acceptWord("DISTINCT") {
 		s.Distinct = true
 	} else {
@@ -218,6 +263,7 @@ func (p *parser) selectStmt() (*Select, error) {
 	}
 	s.From = from
 	if p.acceptWord("WHERE") {
+		s.WherePos = p.peek().pos
 		if s.Where, err = p.expr(); err != nil {
 			return nil, err
 		}
@@ -257,6 +303,10 @@ func (p *parser) selectItem() (Item, error) {
 		p.next()
 		return Item{Star: true, Pos: t.pos}, nil
 	}
+	if (t.kind == tokWord || t.kind == tokQuoted) && p.peekAt(1).isOp(".") && p.peekAt(2).isOp("*") {
+		p.i += 3
+		return Item{Star: true, Qualifier: t.text, Pos: t.pos}, nil
+	}
 	if t.kind == tokEOF || t.isWord("FROM") {
 		return Item{}, p.errAt(t, "expected an expression, found %s", t.describe())
 	}
@@ -277,7 +327,8 @@ var queryKeywords = map[string]bool{
 	"WATERMARK": true,
 }
 
-func (p *parser) fromItem() (From, error) {
+// fromPrimary is a view name or (subquery), with its optional alias.
+func (p *parser) fromPrimary() (From, error) {
 	t := p.peek()
 	var f From
 	st, isStream, err := p.streamTable() // STREAM name, STREAM(name): watermark.go
