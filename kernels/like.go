@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -86,3 +87,45 @@ func (m *Matcher) Select(col *array.String, sel, out []int32, want bool) []int32
 	}
 	return out
 }
+
+// LikeRegexp translates a SQL LIKE pattern into an anchored RE2 regular
+// expression as Spark's StringUtils.escapeLikeRegex does: % is any
+// sequence, _ any one character (a code point; Spark's is a UTF-16 unit),
+// escape followed by %, _ or itself is that character literally, escape
+// before anything else or at the end is an error; the match is of the whole
+// string, across newlines. fold makes it case-insensitive (ILIKE; RE2's
+// simple case folding where Spark lower-cases both sides).
+func LikeRegexp(pattern string, escape rune, fold bool) (string, error) {
+	var b strings.Builder
+	b.WriteString(`(?s)`)
+	if fold {
+		b.WriteString(`(?i)`)
+	}
+	b.WriteString(`\A`)
+	rs := []rune(pattern)
+	for i := 0; i < len(rs); i++ {
+		c := rs[i]
+		switch {
+		case c == escape && i+1 < len(rs):
+			i++
+			n := rs[i]
+			if n != '%' && n != '_' && n != escape {
+				return "", fmt.Errorf("LIKE pattern %s: the escape character is not allowed to precede %q", quoteSQL(pattern), n)
+			}
+			b.WriteString(regexp.QuoteMeta(string(n)))
+		case c == escape:
+			return "", fmt.Errorf("LIKE pattern %s: it is not allowed to end with the escape character", quoteSQL(pattern))
+		case c == '%':
+			b.WriteString(`.*`)
+		case c == '_':
+			b.WriteString(`.`)
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString(`\z`)
+	return b.String(), nil
+}
+
+// quoteSQL is s as a SQL string literal.
+func quoteSQL(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

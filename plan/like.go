@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/millrace/millrace/kernels"
 )
 
 // Regexp compiles the pattern of l into the RE2 regular expression that
@@ -15,7 +17,7 @@ func (l Like) Regexp() (*regexp.Regexp, error) {
 	expr := l.Pattern
 	if l.Kind != MatchRLike {
 		var err error
-		if expr, err = LikeRegexp(l.Pattern, l.Escape, l.Kind == MatchILike); err != nil {
+		if expr, err = kernels.LikeRegexp(l.Pattern, l.Escape, l.Kind == MatchILike); err != nil {
 			return nil, err
 		}
 	}
@@ -24,45 +26,6 @@ func (l Like) Regexp() (*regexp.Regexp, error) {
 		return nil, fmt.Errorf("%s pattern %s: %w", l.Kind, Literal{Value: l.Pattern}, err)
 	}
 	return re, nil
-}
-
-// LikeRegexp translates a SQL LIKE pattern into an anchored RE2 regular
-// expression as Spark's StringUtils.escapeLikeRegex does: % is any
-// sequence, _ any one character (a code point; Spark's is a UTF-16 unit),
-// escape followed by %, _ or itself is that character literally, escape
-// before anything else or at the end is an error; the match is of the whole
-// string, across newlines. fold makes it case-insensitive (ILIKE; RE2's
-// simple case folding where Spark lower-cases both sides).
-func LikeRegexp(pattern string, escape rune, fold bool) (string, error) {
-	var b strings.Builder
-	b.WriteString(`(?s)`)
-	if fold {
-		b.WriteString(`(?i)`)
-	}
-	b.WriteString(`\A`)
-	rs := []rune(pattern)
-	for i := 0; i < len(rs); i++ {
-		c := rs[i]
-		switch {
-		case c == escape && i+1 < len(rs):
-			i++
-			n := rs[i]
-			if n != '%' && n != '_' && n != escape {
-				return "", fmt.Errorf("LIKE pattern %s: the escape character is not allowed to precede %q", Literal{Value: pattern}, n)
-			}
-			b.WriteString(regexp.QuoteMeta(string(n)))
-		case c == escape:
-			return "", fmt.Errorf("LIKE pattern %s: it is not allowed to end with the escape character", Literal{Value: pattern})
-		case c == '%':
-			b.WriteString(`.*`)
-		case c == '_':
-			b.WriteString(`.`)
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-		}
-	}
-	b.WriteString(`\z`)
-	return b.String(), nil
 }
 
 // LiteralPattern reports whether l is a case-sensitive LIKE whose pattern

@@ -1,0 +1,351 @@
+package functions
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// strCol is a string argument of a row-wise function: a column, or a
+// literal held once (so that substring(s, 2, 3) or concat(a, '-', b) does
+// not copy the literal into every row).
+type strCol struct {
+	a    *array.String // nil for a literal
+	v    string
+	null bool // a NULL literal
+}
+
+func (c strCol) isNull(i int) bool {
+	if c.a == nil {
+		return c.null
+	}
+	return c.a.IsNull(i)
+}
+
+func (c strCol) value(i int) string {
+	if c.a == nil {
+		return c.v
+	}
+	return c.a.Value(i)
+}
+
+func (c strCol) release() {
+	if c.a != nil {
+		c.a.Release()
+	}
+}
+
+// strColumn returns argument i as strings, cast as Spark casts an argument
+// where a string is wanted; the caller releases it.
+func strColumn(mem memory.Allocator, args []Arg, cols []arrow.Array, i, n int) (strCol, error) {
+	if cols[i] != nil {
+		s, err := castTo(mem, cols[i], arrow.BinaryTypes.String)
+		if err != nil {
+			return strCol{}, err
+		}
+		return strCol{a: s.(*array.String)}, nil
+	}
+	if args[i].Value == nil {
+		return strCol{null: true}, nil
+	}
+	if v, ok := args[i].Value.(string); ok {
+		return strCol{v: v}, nil
+	}
+	one, err := stringArg(mem, args, cols, i, 1)
+	if err != nil {
+		return strCol{}, err
+	}
+	defer one.Release()
+	return strCol{v: one.Value(0), null: one.IsNull(0)}, nil
+}
+
+// intCol is an INT argument (a position, a length, a count) of a row-wise
+// function: a column or a literal.
+type intCol struct {
+	a    *array.Int32
+	v    int32
+	null bool
+}
+
+func (c intCol) isNull(i int) bool {
+	if c.a == nil {
+		return c.null
+	}
+	return c.a.IsNull(i)
+}
+
+func (c intCol) value(i int) int32 {
+	if c.a == nil {
+		return c.v
+	}
+	return c.a.Value(i)
+}
+
+func (c intCol) release() {
+	if c.a != nil {
+		c.a.Release()
+	}
+}
+
+// intColumn returns argument i as INT, cast as Spark casts it implicitly
+// (a BIGINT wraps, a DOUBLE truncates, a string is parsed or NULL).
+func intColumn(mem memory.Allocator, args []Arg, cols []arrow.Array, i, n int) (intCol, error) {
+	if cols[i] == nil {
+		switch v := args[i].Value.(type) {
+		case nil:
+			return intCol{null: true}, nil
+		case int32:
+			return intCol{v: v}, nil
+		}
+		n = 1
+	}
+	a, err := column(mem, args, cols, i, n)
+	if err != nil {
+		return intCol{}, err
+	}
+	defer a.Release()
+	x, err := castTo(mem, a, arrow.PrimitiveTypes.Int32)
+	if err != nil {
+		return intCol{}, err
+	}
+	ints := x.(*array.Int32)
+	if cols[i] == nil {
+		defer ints.Release()
+		return intCol{v: ints.Value(0), null: ints.IsNull(0)}, nil
+	}
+	return intCol{a: ints}, nil
+}
+
+// isIntLike reports whether Spark casts t implicitly to an INT argument.
+func isIntLike(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.STRING, arrow.NULL:
+		return true
+	}
+	return false
+}
+
+// checkArgs checks each argument against want: 's' a string, 'i' an INT.
+func checkArgs(args []Arg, want string) error {
+	for i, a := range args {
+		k := want[min(i, len(want)-1)]
+		switch {
+		case k == 's' && !isStringLike(a.Type):
+			return typeErr(i, "a string", a.Type)
+		case k == 'i' && !isIntLike(a.Type):
+			return typeErr(i, "an integer", a.Type)
+		}
+	}
+	return nil
+}
+
+// stringsOut builds a string result row by row.
+type stringsOut struct {
+	b   *array.StringBuilder
+	buf []byte // scratch that functions append a value to
+}
+
+func newStringsOut(mem memory.Allocator, n, bytes int) *stringsOut {
+	b := array.NewStringBuilder(mem)
+	b.Reserve(n)
+	b.ReserveData(bytes)
+	return &stringsOut{b: b}
+}
+
+func (o *stringsOut) null()          { o.b.AppendNull() }
+func (o *stringsOut) str(s string)   { o.b.Append(s) }
+func (o *stringsOut) bytes(v []byte) { o.b.BinaryBuilder.Append(v) }
+func (o *stringsOut) finish() arrow.Array {
+	defer o.b.Release()
+	return o.b.NewArray()
+}
+
+// strCols materializes arguments as strCols; release releases them.
+type strCols []strCol
+
+func (cs strCols) release() {
+	for _, c := range cs {
+		c.release()
+	}
+}
+
+func (cs strCols) anyNull(i int) bool {
+	for _, c := range cs {
+		if c.isNull(i) {
+			return true
+		}
+	}
+	return false
+}
+
+func strColumns(mem memory.Allocator, args []Arg, cols []arrow.Array, n int) (strCols, error) {
+	out := make(strCols, 0, len(args))
+	for i := range args {
+		c, err := strColumn(mem, args, cols, i, n)
+		if err != nil {
+			out.release()
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// dataBytes is how many bytes of string data c holds (a hint for the
+// output's size).
+func dataBytes(c strCol, n int) int {
+	if c.a == nil {
+		return len(c.v) * n
+	}
+	return len(c.a.ValueBytes())
+}
+
+// argCols are the arguments of a row-wise function, by position: s[k] for
+// a string argument, n[k] for an INT one (the other is zero).
+type argCols struct {
+	s []strCol
+	n []intCol
+}
+
+func (a argCols) release() {
+	for _, c := range a.s {
+		c.release()
+	}
+	for _, c := range a.n {
+		c.release()
+	}
+}
+
+// null reports whether any argument of row i is null.
+func (a argCols) null(i int) bool {
+	for k := range a.s {
+		if a.s[k].isNull(i) || a.n[k].isNull(i) {
+			return true
+		}
+	}
+	return false
+}
+
+// loadArgs materializes the arguments by kinds ('s' string, 'i' INT; the
+// last kind repeats).
+func loadArgs(mem memory.Allocator, args []Arg, cols []arrow.Array, n int, kinds string) (argCols, error) {
+	a := argCols{s: make([]strCol, len(args)), n: make([]intCol, len(args))}
+	for k := range args {
+		var err error
+		if kinds[min(k, len(kinds)-1)] == 'i' {
+			a.n[k], err = intColumn(mem, args, cols, k, n)
+		} else {
+			a.s[k], err = strColumn(mem, args, cols, k, n)
+		}
+		if err != nil {
+			a.release()
+			return argCols{}, err
+		}
+	}
+	return a, nil
+}
+
+// bytesHint is a guess of the result's string bytes: those of the first
+// string argument.
+func (a argCols) bytesHint(n int) int {
+	for _, c := range a.s {
+		if c.a != nil {
+			return len(c.a.ValueBytes())
+		}
+	}
+	return 0
+}
+
+// toString is a function of string and INT arguments (kinds, see loadArgs)
+// to a string, null where any argument is; f appends row i's result to dst.
+func toString(name string, minArgs, maxArgs int, kinds string, f func(dst []byte, a argCols, i int) []byte) *Func {
+	return toStringWith(name, minArgs, maxArgs, kinds, func() func([]byte, argCols, int) []byte { return f })
+}
+
+// toStringWith is toString for a function that keeps state while it runs
+// (a cache, a Caser): newF makes the row function for each evaluation, so
+// that concurrent queries share nothing.
+func toStringWith(name string, minArgs, maxArgs int, kinds string, newF func() func(dst []byte, a argCols, i int) []byte) *Func {
+	return &Func{Name: name, MinArgs: minArgs, MaxArgs: maxArgs, Bind: func(args []Arg) (Bound, error) {
+		if err := checkArgs(args, kinds); err != nil {
+			return Bound{}, err
+		}
+		return Bound{Type: arrow.BinaryTypes.String, Eval: func(mem memory.Allocator, cols []arrow.Array, n int) (arrow.Array, error) {
+			a, err := loadArgs(mem, args, cols, n, kinds)
+			if err != nil {
+				return nil, err
+			}
+			defer a.release()
+			o := newStringsOut(mem, n, a.bytesHint(n))
+			f := newF()
+			for i := range n {
+				if a.null(i) {
+					o.null()
+					continue
+				}
+				o.buf = f(o.buf[:0], a, i)
+				o.bytes(o.buf)
+			}
+			return o.finish(), nil
+		}}, nil
+	}}
+}
+
+// toInt is toString for a function whose result is an INT.
+func toInt(name string, minArgs, maxArgs int, kinds string, f func(a argCols, i int) int32) *Func {
+	return &Func{Name: name, MinArgs: minArgs, MaxArgs: maxArgs, Bind: func(args []Arg) (Bound, error) {
+		if err := checkArgs(args, kinds); err != nil {
+			return Bound{}, err
+		}
+		return Bound{Type: arrow.PrimitiveTypes.Int32, Eval: func(mem memory.Allocator, cols []arrow.Array, n int) (arrow.Array, error) {
+			a, err := loadArgs(mem, args, cols, n, kinds)
+			if err != nil {
+				return nil, err
+			}
+			defer a.release()
+			b := array.NewInt32Builder(mem)
+			defer b.Release()
+			b.Reserve(n)
+			for i := range n {
+				if a.null(i) {
+					b.AppendNull()
+					continue
+				}
+				b.UnsafeAppend(f(a, i))
+			}
+			return b.NewArray(), nil
+		}}, nil
+	}}
+}
+
+// toBool is toString for a function whose result is a BOOLEAN.
+func toBool(name string, minArgs, maxArgs int, kinds string, f func(a argCols, i int) bool) *Func {
+	return &Func{Name: name, MinArgs: minArgs, MaxArgs: maxArgs, Bind: func(args []Arg) (Bound, error) {
+		if err := checkArgs(args, kinds); err != nil {
+			return Bound{}, err
+		}
+		return Bound{Type: arrow.FixedWidthTypes.Boolean, Eval: func(mem memory.Allocator, cols []arrow.Array, n int) (arrow.Array, error) {
+			a, err := loadArgs(mem, args, cols, n, kinds)
+			if err != nil {
+				return nil, err
+			}
+			defer a.release()
+			return boolRows(mem, n, a.null, func(i int) bool { return f(a, i) }), nil
+		}}, nil
+	}}
+}
+
+// boolRows builds n booleans: null where null(i), else f(i).
+func boolRows(mem memory.Allocator, n int, null func(int) bool, f func(int) bool) arrow.Array {
+	b := array.NewBooleanBuilder(mem)
+	defer b.Release()
+	b.Reserve(n)
+	for i := range n {
+		if null(i) {
+			b.AppendNull()
+			continue
+		}
+		b.UnsafeAppend(f(i))
+	}
+	return b.NewArray()
+}
