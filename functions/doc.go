@@ -48,4 +48,35 @@
 //   - A parsed year has at most 9 digits and lies within ±290000 years.
 //   - current_date() and unix_timestamp() read the clock once per batch.
 //   - A date does not cast to a number (Spark's non-ANSI CAST gives null).
+//
+// # Strings, regular expressions, hashing and JSON
+//
+// Files by family: strings*.go (lengths, cuts, pads, trims, searches,
+// concat), regexp.go (regexp_extract, regexp_replace, split), like.go
+// (like/ilike/rlike as functions, sharing kernels.Matcher with the
+// operators), hash.go (hash and xxhash64 over kernels/sparkhash.go, md5,
+// sha1, sha2, crc32), json.go (get_json_object); args.go holds the
+// row-wise scaffolding (literal arguments are held once, not copied into
+// every row).
+//
+// Where these functions deliberately differ from Spark (these cases are
+// kept out of the golden files):
+//
+//   - Regular expressions are RE2 (Go's regexp), not Java's: no
+//     backreferences, lookaround, possessive quantifiers or atomic groups
+//     (a pattern using them is an error when the query is bound); \b, \w
+//     and (?i) follow RE2.
+//   - A pattern that matches the empty string right after a match: Java
+//     matches there again (regexp_replace('abc123', '[0-9]*', 'N') is
+//     "NaNbNcNN" in Spark), RE2 does not ("NaNbNcN"); split likewise.
+//   - Positions count code points; Spark's regexp functions count UTF-16
+//     units, so a character outside the BMP (an emoji) is one character
+//     here and two in Spark's regexp_replace (its pos argument, an empty
+//     pattern).
+//   - regexp_extract with a group index the pattern lacks, and a
+//     regexp_replace replacement Java would reject ('$$'), are errors when
+//     the query is bound if pattern and index/replacement are literals;
+//     Spark fails only when a row matches.
+//   - from_json is not a function yet (the FromJSON step of the Go API
+//     decodes JSON into columns).
 package functions
