@@ -87,3 +87,31 @@ func TestStringHashJSONWrappersMatchSQL(t *testing.T) {
 		})
 	}
 }
+
+// TestSplitThroughFilter carries split's array<string> through a filter
+// (the selection is applied with kernels.Take) to the sink.
+func TestSplitThroughFilter(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true}}, nil)
+	src, err := memsrc.New(schema, memsrc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := memsrc.BuildRecord(memory.DefaultAllocator, schema, [][]any{{"a,b"}, {"x"}, {nil}, {"c,,d"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Release()
+	if _, err := src.AddBatch(rec); err != nil {
+		t.Fatal(err)
+	}
+	st := millrace.ReadStream(src).
+		Select(millrace.Split(millrace.Col("s"), ",").As("parts"), millrace.Col("s")).
+		Where(millrace.Contains(millrace.Col("s"), ","))
+	if st.Err() != nil {
+		t.Fatal(st.Err())
+	}
+	got := fmt.Sprint(runAll(t, st, millrace.Append))
+	if want := "[[[a b] a,b] [[c  d] c,,d]]"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
