@@ -57,6 +57,7 @@ func TestStringHashJSONWrappersMatchSQL(t *testing.T) {
 		{millrace.SHA2(s, 384), "sha2(s, 384)"},
 		{millrace.CRC32(s), "crc32(s)"},
 		{millrace.GetJSONObject(s, "$.a.b[1]"), "get_json_object(s, '$.a.b[1]')"},
+		{millrace.FromJSON(s, "a STRING, b INT"), "from_json(s, 'a STRING, b INT')"},
 	}
 	for _, p := range pairs {
 		t.Run(p.sql, func(t *testing.T) {

@@ -225,6 +225,13 @@ func sparkTypeName(t arrow.DataType) string {
 		return "date"
 	case arrow.LIST:
 		return "array<" + sparkTypeName(t.(*arrow.ListType).Elem()) + ">"
+	case arrow.STRUCT:
+		fs := t.(*arrow.StructType).Fields()
+		parts := make([]string, len(fs))
+		for i, f := range fs {
+			parts[i] = f.Name + ":" + sparkTypeName(f.Type)
+		}
+		return "struct<" + strings.Join(parts, ",") + ">"
 	case arrow.NULL:
 		return "void"
 	}

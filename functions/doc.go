@@ -55,9 +55,9 @@
 // concat), regexp.go (regexp_extract, regexp_replace, split), like.go
 // (like/ilike/rlike as functions, sharing kernels.Matcher with the
 // operators), hash.go (hash and xxhash64 over kernels/sparkhash.go, md5,
-// sha1, sha2, crc32), json.go (get_json_object); args.go holds the
-// row-wise scaffolding (literal arguments are held once, not copied into
-// every row).
+// sha1, sha2, crc32), json.go (get_json_object), fromjson.go
+// (from_json); args.go holds the row-wise scaffolding (literal arguments
+// are held once, not copied into every row).
 //
 // Where these functions deliberately differ from Spark (these cases are
 // kept out of the golden files):
@@ -77,6 +77,6 @@
 //     regexp_replace replacement Java would reject ('$$'), are errors when
 //     the query is bound if pattern and index/replacement are literals;
 //     Spark fails only when a row matches.
-//   - from_json is not a function yet (the FromJSON step of the Go API
-//     decodes JSON into columns).
+//   - from_json takes a schema of top-level INT, BIGINT, DOUBLE, BOOLEAN
+//     and STRING fields only (no nested types, dates or options).
 package functions
