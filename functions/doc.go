@@ -66,9 +66,10 @@
 //     backreferences, lookaround, possessive quantifiers or atomic groups
 //     (a pattern using them is an error when the query is bound); \b, \w
 //     and (?i) follow RE2.
-//   - A pattern that matches the empty string right after a match: Java
-//     matches there again (regexp_replace('abc123', '[0-9]*', 'N') is
-//     "NaNbNcNN" in Spark), RE2 does not ("NaNbNcN"); split likewise.
+//   - Matches are found as Java's Matcher.find finds them (an empty match
+//     right after a match counts: regexp_replace('abc123', '[0-9]*', 'N')
+//     is "NaNbNcNN"), except for a pattern with ^, \A, \b or \B, whose
+//     matches are RE2's (no empty match right after a match).
 //   - Positions count code points; Spark's regexp functions count UTF-16
 //     units, so a character outside the BMP (an emoji) is one character
 //     here and two in Spark's regexp_replace (its pos argument, an empty

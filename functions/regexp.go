@@ -3,8 +3,10 @@ package functions
 import (
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -25,9 +27,8 @@ func init() {
 // regexps gives the compiled pattern of a row: the literal's, or one from
 // a small cache of a column's values.
 type regexps struct {
-	lit   *regexp.Regexp
-	cache map[string]*regexp.Regexp
-	what  string // names the function in errors
+	lit  *jre
+	what string // names the function in errors
 }
 
 // newRegexps compiles argument i if it is a literal.
@@ -35,7 +36,7 @@ func newRegexps(args []Arg, i int, what string) (*regexps, error) {
 	r := &regexps{what: what}
 	if args[i].Const {
 		if p, ok := args[i].Value.(string); ok {
-			re, err := compileRegexp(p, what)
+			re, err := compileJava(p, what)
 			if err != nil {
 				return nil, err
 			}
@@ -55,16 +56,16 @@ func compileRegexp(p, what string) (*regexp.Regexp, error) {
 
 // forBatch returns the compiler of one evaluation: it caches up to 64
 // patterns, so that concurrent evaluations share nothing.
-func (r *regexps) forBatch() func(p string) (*regexp.Regexp, error) {
+func (r *regexps) forBatch() func(p string) (*jre, error) {
 	if r.lit != nil {
-		return func(string) (*regexp.Regexp, error) { return r.lit, nil }
+		return func(string) (*jre, error) { return r.lit, nil }
 	}
-	cache := map[string]*regexp.Regexp{}
-	return func(p string) (*regexp.Regexp, error) {
+	cache := map[string]*jre{}
+	return func(p string) (*jre, error) {
 		if re, ok := cache[p]; ok {
 			return re, nil
 		}
-		re, err := compileRegexp(p, r.what)
+		re, err := compileJava(p, r.what)
 		if err != nil {
 			return nil, err
 		}
@@ -87,7 +88,7 @@ func bindRegexpExtract(args []Arg) (Bound, error) {
 	if err != nil {
 		return Bound{}, err
 	}
-	checkIdx := func(re *regexp.Regexp, idx int32) error {
+	checkIdx := func(re *jre, idx int32) error {
 		if idx < 0 || int(idx) > re.NumSubexp() {
 			return fmt.Errorf("regexp_extract: group index %d is out of range: the pattern %s has groups 0 to %d", idx, strconv.Quote(re.String()), re.NumSubexp())
 		}
@@ -250,7 +251,7 @@ func bindRegexpReplace(args []Arg) (Bound, error) {
 	var litRepl replacement
 	if res.lit != nil && args[2].Const {
 		if r, ok := args[2].Value.(string); ok {
-			if litRepl, err = parseReplacement(r, res.lit); err != nil {
+			if litRepl, err = parseReplacement(r, res.lit.Regexp); err != nil {
 				return Bound{}, fmt.Errorf("regexp_replace: %w", err)
 			}
 		}
@@ -268,7 +269,7 @@ func bindRegexpReplace(args []Arg) (Bound, error) {
 		defer a.release()
 		compile := res.forBatch()
 		o := newStringsOut(mem, n, a.bytesHint(n))
-		var lastRe *regexp.Regexp
+		var lastRe *jre
 		lastRep, repl := "", litRepl
 		for i := range n {
 			if a.null(i) {
@@ -281,7 +282,7 @@ func bindRegexpReplace(args []Arg) (Bound, error) {
 			}
 			if litRepl == nil {
 				if r := a.s[2].value(i); re != lastRe || r != lastRep || repl == nil {
-					if repl, err = parseReplacement(r, re); err != nil {
+					if repl, err = parseReplacement(r, re.Regexp); err != nil {
 						return nil, fmt.Errorf("regexp_replace: %w", err)
 					}
 					lastRe, lastRep = re, r
@@ -303,11 +304,12 @@ func bindRegexpReplace(args []Arg) (Bound, error) {
 			o.buf = append(o.buf[:0], s[:off]...)
 			rest := s[off:]
 			last := 0
-			for _, m := range re.FindAllStringSubmatchIndex(rest, -1) {
+			re.each(rest, true, func(m []int) bool {
 				o.buf = append(o.buf, rest[last:m[0]]...)
 				o.buf = repl.appendTo(o.buf, rest, m)
 				last = m[1]
-			}
+				return true
+			})
 			o.buf = append(o.buf, rest[last:]...)
 			o.bytes(o.buf)
 		}
@@ -386,7 +388,7 @@ func splitChars(vb *array.StringBuilder, s string, limit int32) {
 // splitJava is Java's Pattern.split(s, limit) for limit != 0: a
 // zero-width match at the start makes no leading empty piece. A literal
 // pattern is found with strings.Index, without allocating.
-func splitJava(vb *array.StringBuilder, re *regexp.Regexp, s string, limit int32) {
+func splitJava(vb *array.StringBuilder, re *jre, s string, limit int32) {
 	if lit, complete := re.LiteralPrefix(); complete && lit != "" {
 		pieces := int32(0)
 		for limit < 0 || pieces < limit-1 {
@@ -402,16 +404,102 @@ func splitJava(vb *array.StringBuilder, re *regexp.Regexp, s string, limit int32
 		return
 	}
 	index, pieces := 0, int32(0)
-	for _, m := range re.FindAllStringIndex(s, -1) {
+	re.each(s, false, func(m []int) bool {
 		if limit > 0 && pieces >= limit-1 {
-			break
+			return false
 		}
 		if m[1] == 0 { // a zero-width match at the start
-			continue
+			return true
 		}
 		vb.Append(s[index:m[0]])
 		pieces++
 		index = m[1]
-	}
+		return true
+	})
 	vb.Append(s[index:])
+}
+
+// jre is a compiled pattern that finds its matches as Java's Matcher.find
+// does.
+type jre struct {
+	*regexp.Regexp
+	// contextFree: the pattern has no assertion that looks before where a
+	// search starts (^, \A, \b, \B), so that searching s[pos:] finds what
+	// a search of s from pos would.
+	contextFree bool
+}
+
+func compileJava(p, what string) (*jre, error) {
+	re, err := compileRegexp(p, what)
+	if err != nil {
+		return nil, err
+	}
+	free := false
+	if t, err := syntax.Parse(p, syntax.Perl); err == nil {
+		free = !hasLeftContext(t)
+	}
+	return &jre{Regexp: re, contextFree: free}, nil
+}
+
+func hasLeftContext(t *syntax.Regexp) bool {
+	switch t.Op {
+	case syntax.OpBeginLine, syntax.OpBeginText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	}
+	for _, s := range t.Sub {
+		if hasLeftContext(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// each calls f with each match of re in s (submatches too when sub), in
+// order, until f returns false. Java finds an empty match right after a
+// non-empty one, which RE2's FindAll skips; after an empty match it
+// searches again one character on. For a context-free pattern each does
+// as Java; otherwise it takes RE2's matches (see doc.go).
+func (re *jre) each(s string, sub bool, f func(m []int) bool) {
+	if !re.contextFree {
+		var ms [][]int
+		if sub {
+			ms = re.FindAllStringSubmatchIndex(s, -1)
+		} else {
+			ms = re.FindAllStringIndex(s, -1)
+		}
+		for _, m := range ms {
+			if !f(m) {
+				return
+			}
+		}
+		return
+	}
+	for pos := 0; pos <= len(s); {
+		var m []int
+		if sub {
+			m = re.FindStringSubmatchIndex(s[pos:])
+		} else {
+			m = re.FindStringIndex(s[pos:])
+		}
+		if m == nil {
+			return
+		}
+		for k := range m {
+			if m[k] >= 0 {
+				m[k] += pos
+			}
+		}
+		if !f(m) {
+			return
+		}
+		if m[1] > m[0] {
+			pos = m[1]
+			continue
+		}
+		if m[1] == len(s) {
+			return
+		}
+		_, size := utf8.DecodeRuneInString(s[m[1]:])
+		pos = m[1] + size
+	}
 }

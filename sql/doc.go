@@ -97,8 +97,14 @@
 // RE2 syntax, which lacks Java's backreferences, lookaround and possessive
 // quantifiers. An invalid pattern is an error at its position.
 //
+// A call of a function of package functions is plan.Call; so are the
+// SQL-standard forms TRIM([BOTH|LEADING|TRAILING] [chars] FROM s),
+// SUBSTRING(s FROM pos [FOR len]) and POSITION(sub IN s)
+// (functions_strings.go), as Spark maps them onto trim/ltrim/rtrim,
+// substring and locate.
+//
 // Syntax that Spark accepts but plan cannot express yet (LIKE ANY/ALL,
-// string functions …) parses as far as needed to
+// …) parses as far as needed to
 // name it, and is refused with an Error at its position; nothing is
 // silently approximated, except that Spark's decimal literals (1.5) become
 // doubles, plan having no decimal type. Implicit casts are plan's (a

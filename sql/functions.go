@@ -58,6 +58,10 @@ func (p *parser) call() (plan.Expr, error) {
 		return p.aggregateWithOptions(name, lname)
 	case "window", "session_window":
 		return p.window(name, lname)
+	case "trim", "substring", "substr", "position":
+		if e, ok, err := p.stringForm(lname); ok || err != nil {
+			return e, err
+		}
 	}
 	if _, ok := functions.Lookup(lname); ok {
 		return p.libraryCall(name, lname)
