@@ -1,6 +1,8 @@
 package functions
 
 import (
+	"fmt"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -152,13 +154,31 @@ func newStringsOut(mem memory.Allocator, n, bytes int) *stringsOut {
 	return &stringsOut{b: b}
 }
 
+// maxResultBytes bounds one string result (repeat, lpad …): a function
+// that would exceed it fails the query instead (Spark runs out of memory).
+const maxResultBytes = 1 << 30
+
+// maxBatchBytes bounds a batch's string data, which Arrow addresses with
+// int32 offsets.
+const maxBatchBytes = 1<<31 - 1
+
+// checkSize is an error when appending a value of n bytes would take the
+// batch's data past maxBatchBytes.
+func (o *stringsOut) checkSize(name string, n int) error {
+	if n > maxBatchBytes-o.b.DataLen() {
+		return fmt.Errorf("%s: the results of one batch are more than %d bytes, more than a string column holds; use smaller batches", name, maxBatchBytes)
+	}
+	return nil
+}
+
 func (o *stringsOut) null()          { o.b.AppendNull() }
 func (o *stringsOut) str(s string)   { o.b.Append(s) }
 func (o *stringsOut) bytes(v []byte) { o.b.BinaryBuilder.Append(v) }
-func (o *stringsOut) finish() arrow.Array {
-	defer o.b.Release()
-	return o.b.NewArray()
-}
+
+// finish returns the strings built; the caller still releases o.
+func (o *stringsOut) finish() arrow.Array { return o.b.NewArray() }
+
+func (o *stringsOut) release() { o.b.Release() }
 
 // strCols materializes arguments as strCols; release releases them.
 type strCols []strCol
@@ -205,6 +225,15 @@ func dataBytes(c strCol, n int) int {
 type argCols struct {
 	s []strCol
 	n []intCol
+	// err is where a row function reports a failure (see tooLarge).
+	err *error
+}
+
+// tooLarge records that row i's result would be more than maxResultBytes
+// and returns dst: the caller fails the query rather than allocate it.
+func (a argCols) tooLarge(name string, dst []byte) []byte {
+	*a.err = fmt.Errorf("%s: the result would be more than %d bytes; Millrace does not build strings that large", name, maxResultBytes)
+	return dst
 }
 
 func (a argCols) release() {
@@ -229,7 +258,7 @@ func (a argCols) null(i int) bool {
 // loadArgs materializes the arguments by kinds ('s' string, 'i' INT; the
 // last kind repeats).
 func loadArgs(mem memory.Allocator, args []Arg, cols []arrow.Array, n int, kinds string) (argCols, error) {
-	a := argCols{s: make([]strCol, len(args)), n: make([]intCol, len(args))}
+	a := argCols{s: make([]strCol, len(args)), n: make([]intCol, len(args)), err: new(error)}
 	for k := range args {
 		var err error
 		if kinds[min(k, len(kinds)-1)] == 'i' {
@@ -277,6 +306,7 @@ func toStringWith(name string, minArgs, maxArgs int, kinds string, newF func() f
 			}
 			defer a.release()
 			o := newStringsOut(mem, n, a.bytesHint(n))
+			defer o.release()
 			f := newF()
 			for i := range n {
 				if a.null(i) {
@@ -284,6 +314,13 @@ func toStringWith(name string, minArgs, maxArgs int, kinds string, newF func() f
 					continue
 				}
 				o.buf = f(o.buf[:0], a, i)
+				err := *a.err
+				if err == nil {
+					err = o.checkSize(name, len(o.buf))
+				}
+				if err != nil {
+					return nil, err
+				}
 				o.bytes(o.buf)
 			}
 			return o.finish(), nil

@@ -169,6 +169,7 @@ func digestFunc(name string, nargs int, newH func(bits int32) hash.Hash) *Func {
 				defer bitsCol.release()
 			}
 			o := newStringsOut(mem, n, 0)
+			defer o.release()
 			hs := map[int32]hash.Hash{}
 			var sum []byte
 			for i := range n {

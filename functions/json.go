@@ -38,6 +38,7 @@ func bindGetJSONObject(args []Arg) (Bound, error) {
 		}
 		defer a.release()
 		o := newStringsOut(mem, n, 0)
+		defer o.release()
 		path, pathOK, lastPath := litPath, litOK, ""
 		var g jsonGen
 		for i := range n {

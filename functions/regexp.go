@@ -114,6 +114,7 @@ func bindRegexpExtract(args []Arg) (Bound, error) {
 		defer a.release()
 		compile := res.forBatch()
 		o := newStringsOut(mem, n, 0)
+		defer o.release()
 		for i := range n {
 			if a.null(i) {
 				o.null()
@@ -269,6 +270,7 @@ func bindRegexpReplace(args []Arg) (Bound, error) {
 		defer a.release()
 		compile := res.forBatch()
 		o := newStringsOut(mem, n, a.bytesHint(n))
+		defer o.release()
 		var lastRe *jre
 		lastRep, repl := "", litRepl
 		for i := range n {

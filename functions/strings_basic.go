@@ -46,10 +46,10 @@ func init() {
 	}))
 
 	register(toString("lpad", 2, 3, "sis", func(dst []byte, a argCols, i int) []byte {
-		return appendPad(dst, a.s[0].value(i), a.n[1].value(i), padOf(a, i), true)
+		return appendPadChecked(dst, a, i, true)
 	}))
 	register(toString("rpad", 2, 3, "sis", func(dst []byte, a argCols, i int) []byte {
-		return appendPad(dst, a.s[0].value(i), a.n[1].value(i), padOf(a, i), false)
+		return appendPadChecked(dst, a, i, false)
 	}))
 
 	// trim(s) trims spaces (U+0020 only); trim(chars, s) the characters
@@ -105,14 +105,21 @@ func init() {
 		return dst
 	}))
 	register(toString("repeat", 2, 2, "si", func(dst []byte, a argCols, i int) []byte {
-		s := a.s[0].value(i)
-		for range max(a.n[1].value(i), 0) {
+		s, k := a.s[0].value(i), a.n[1].value(i)
+		if int64(k)*int64(len(s)) > maxResultBytes {
+			return a.tooLarge("repeat", dst)
+		}
+		for range k {
 			dst = append(dst, s...)
 		}
 		return dst
 	}))
 	register(toString("space", 1, 1, "i", func(dst []byte, a argCols, i int) []byte {
-		for range max(a.n[0].value(i), 0) {
+		k := a.n[0].value(i)
+		if k > maxResultBytes {
+			return a.tooLarge("space", dst)
+		}
+		for range k {
 			dst = append(dst, ' ')
 		}
 		return dst
@@ -128,6 +135,16 @@ func init() {
 	}))
 	register(initcapFunc())
 	register(translateFunc())
+}
+
+// appendPadChecked is lpad/rpad of row i, refusing a result of more than
+// maxResultBytes (n characters of up to 4 bytes).
+func appendPadChecked(dst []byte, a argCols, i int, left bool) []byte {
+	n, pad := a.n[1].value(i), padOf(a, i)
+	if int64(n)*4 > maxResultBytes && pad != "" {
+		return a.tooLarge("lpad/rpad", dst)
+	}
+	return appendPad(dst, a.s[0].value(i), n, pad, left)
 }
 
 func padOf(a argCols, i int) string {

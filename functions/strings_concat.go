@@ -102,6 +102,7 @@ func bindConcatWS(args []Arg) (Bound, error) {
 			})
 		}
 		o := newStringsOut(mem, n, 0)
+		defer o.release()
 		for i := range n {
 			if sep.isNull(i) {
 				o.null()
