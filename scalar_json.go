@@ -13,3 +13,11 @@ func GetJSONObject(c Column, path string) Column { return call("get_json_object"
 // struct of nulls). Stream.FromJSON decodes a column into top-level
 // columns instead, with more types and dead-lettering of bad records.
 func FromJSON(c Column, schema string) Column { return call("from_json", c, schema) }
+
+// JSONArrayLength is the number of elements of a JSON array, null when c
+// is not one (Spark's json_array_length).
+func JSONArrayLength(c Column) Column { return call("json_array_length", c) }
+
+// JSONObjectKeys is the keys of a JSON object as an array of strings, null
+// when c is not one (Spark's json_object_keys).
+func JSONObjectKeys(c Column) Column { return call("json_object_keys", c) }

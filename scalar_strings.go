@@ -121,3 +121,41 @@ func columnsAsArgs(cs []Column) []any {
 	}
 	return out
 }
+
+// Chr is the character of code n mod 256, "" for n < 0 (Spark's chr).
+func Chr(n Column) Column { return call("chr", n) }
+
+// Elt is the n-th of the strings, null when n is out of range (Spark's elt).
+func Elt(n Column, cs ...Column) Column {
+	return call("elt", append([]any{n}, columnsAsArgs(cs)...)...)
+}
+
+// Levenshtein is the edit distance in characters (Spark's levenshtein).
+func Levenshtein(a, b Column) Column { return call("levenshtein", a, b) }
+
+// FindInSet is the 1-based place of c among the comma-separated strings
+// of list, 0 when absent (Spark's find_in_set).
+func FindInSet(c Column, list any) Column { return call("find_in_set", c, list) }
+
+// Base64 is c's bytes in Base64 (Spark's base64).
+func Base64(c Column) Column { return call("base64", c) }
+
+// Unbase64 is the bytes the Base64 string c encodes (Spark's unbase64).
+func Unbase64(c Column) Column { return call("unbase64", c) }
+
+// RegexpExtractAll is group idx of every match of pattern, as an array of
+// strings (Spark's regexp_extract_all).
+func RegexpExtractAll(c Column, pattern string, idx int) Column {
+	return call("regexp_extract_all", c, pattern, int32(idx))
+}
+
+// RegexpCount is the number of matches of pattern (Spark's regexp_count).
+func RegexpCount(c Column, pattern string) Column { return call("regexp_count", c, pattern) }
+
+// RegexpSubstr is the first match of pattern, null when none (Spark's
+// regexp_substr).
+func RegexpSubstr(c Column, pattern string) Column { return call("regexp_substr", c, pattern) }
+
+// RegexpInstr is the 1-based position of the first match of pattern, 0
+// when none (Spark's regexp_instr).
+func RegexpInstr(c Column, pattern string) Column { return call("regexp_instr", c, pattern) }

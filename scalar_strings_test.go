@@ -58,6 +58,17 @@ func TestStringHashJSONWrappersMatchSQL(t *testing.T) {
 		{millrace.CRC32(s), "crc32(s)"},
 		{millrace.GetJSONObject(s, "$.a.b[1]"), "get_json_object(s, '$.a.b[1]')"},
 		{millrace.FromJSON(s, "a STRING, b INT"), "from_json(s, 'a STRING, b INT')"},
+		{millrace.JSONArrayLength(millrace.GetJSONObject(s, "$.a.b")), "json_array_length(get_json_object(s, '$.a.b'))"},
+		{millrace.JSONObjectKeys(s), "json_object_keys(s)"},
+		{millrace.Chr(millrace.Length(s)), "chr(length(s))"},
+		{millrace.Elt(millrace.Lit(2), s, millrace.Reverse(s)), "elt(2, s, reverse(s))"},
+		{millrace.Levenshtein(s, millrace.Lit("Hello")), "levenshtein(s, 'Hello')"},
+		{millrace.FindInSet(millrace.Lit("b"), s), "find_in_set('b', s)"},
+		{millrace.Unbase64(millrace.Base64(s)), "unbase64(base64(s))"},
+		{millrace.RegexpExtractAll(s, `([a-z])`, 1), "regexp_extract_all(s, '([a-z])', 1)"},
+		{millrace.RegexpCount(s, `[a-z]`), "regexp_count(s, '[a-z]')"},
+		{millrace.RegexpSubstr(s, `[a-z]+`), "regexp_substr(s, '[a-z]+')"},
+		{millrace.RegexpInstr(s, `[a-z]+`), "regexp_instr(s, '[a-z]+')"},
 	}
 	for _, p := range pairs {
 		t.Run(p.sql, func(t *testing.T) {

@@ -232,7 +232,12 @@ type argCols struct {
 // tooLarge records that row i's result would be more than maxResultBytes
 // and returns dst: the caller fails the query rather than allocate it.
 func (a argCols) tooLarge(name string, dst []byte) []byte {
-	*a.err = fmt.Errorf("%s: the result would be more than %d bytes; Millrace does not build strings that large", name, maxResultBytes)
+	return a.fail(dst, fmt.Errorf("%s: the result would be more than %d bytes; Millrace does not build strings that large", name, maxResultBytes))
+}
+
+// fail records err for the row function's caller and returns dst.
+func (a argCols) fail(dst []byte, err error) []byte {
+	*a.err = err
 	return dst
 }
 

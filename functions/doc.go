@@ -52,12 +52,15 @@
 // # Strings, regular expressions, hashing and JSON
 //
 // Files by family: strings*.go (lengths, cuts, pads, trims, searches,
-// concat), regexp.go (regexp_extract, regexp_replace, split), like.go
+// concat, chr, elt, levenshtein, base64 …), regexp.go
+// (regexp_extract, regexp_replace, split), regexp_more.go
+// (regexp_extract_all, regexp_count, regexp_substr, regexp_instr), like.go
 // (like/ilike/rlike as functions, sharing kernels.Matcher with the
 // operators), hash.go (hash and xxhash64 over kernels/sparkhash.go, md5,
-// sha1, sha2, crc32), json.go (get_json_object), fromjson.go
-// (from_json); args.go holds the row-wise scaffolding (literal arguments
-// are held once, not copied into every row).
+// sha1, sha2, crc32), json.go (get_json_object, json_array_length,
+// json_object_keys), fromjson.go (from_json); args.go holds the row-wise
+// scaffolding (literal arguments are held once, not copied into every
+// row).
 //
 // Where these functions deliberately differ from Spark (these cases are
 // kept out of the golden files):

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/millrace/millrace/kernels"
@@ -610,4 +611,63 @@ func appendJSONString(dst []byte, s string) []byte {
 		}
 	}
 	return append(dst, '"')
+}
+
+func init() {
+	// json_array_length(s): the number of elements of the JSON array s;
+	// null when s is not one (or is malformed).
+	register(&Func{Name: "json_array_length", MinArgs: 1, MaxArgs: 1, Bind: func(args []Arg) (Bound, error) {
+		return toIntWith("json_array_length", "s", args, func() func(a argCols, i int) (int32, bool) {
+			return func(a argCols, i int) (int32, bool) {
+				d := jsonDoc{s: a.s[0].value(i)}
+				if d.peek() != '[' {
+					return 0, false
+				}
+				k := int32(0)
+				err := d.elements(func() error { k++; return d.copyValue(nil) })
+				return k, err == nil
+			}
+		})
+	}})
+	register(&Func{Name: "json_object_keys", MinArgs: 1, MaxArgs: 1, Bind: bindJSONObjectKeys})
+}
+
+// bindJSONObjectKeys is json_object_keys(s): the keys of the JSON object
+// s, in order; null when s is not one (or is malformed).
+func bindJSONObjectKeys(args []Arg) (Bound, error) {
+	if err := checkArgs(args, "s"); err != nil {
+		return Bound{}, err
+	}
+	return Bound{Type: arrow.ListOf(arrow.BinaryTypes.String), Eval: func(mem memory.Allocator, cols []arrow.Array, n int) (arrow.Array, error) {
+		a, err := loadArgs(mem, args, cols, n, "s")
+		if err != nil {
+			return nil, err
+		}
+		defer a.release()
+		lb := array.NewListBuilder(mem, arrow.BinaryTypes.String)
+		defer lb.Release()
+		vb := lb.ValueBuilder().(*array.StringBuilder)
+		lb.Reserve(n)
+		var keys []string
+		for i := range n {
+			if a.null(i) {
+				lb.AppendNull()
+				continue
+			}
+			d := jsonDoc{s: a.s[0].value(i)}
+			keys = keys[:0]
+			if d.peek() != '{' || d.fields(func(name string) error {
+				keys = append(keys, name)
+				return d.copyValue(nil)
+			}) != nil {
+				lb.AppendNull()
+				continue
+			}
+			lb.Append(true)
+			for _, k := range keys {
+				vb.Append(k)
+			}
+		}
+		return lb.NewArray(), nil
+	}}, nil
 }

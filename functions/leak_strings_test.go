@@ -33,7 +33,10 @@ func TestStringHashJSONRelease(t *testing.T) {
 		{"concat", "ss"}, {"concat_ws", "sss"}, {"replace", "sss"}, {"regexp_extract", "ssi"},
 		{"regexp_replace", "sssi"}, {"split", "ssi"}, {"like", "ss"}, {"rlike", "ss"},
 		{"hash", "si"}, {"xxhash64", "si"}, {"md5", "s"}, {"sha2", "si"}, {"crc32", "s"},
-		{"get_json_object", "ss"}, {"lower", "s"},
+		{"get_json_object", "ss"}, {"lower", "s"}, {"chr", "i"}, {"elt", "iss"}, {"levenshtein", "ssi"},
+		{"find_in_set", "ss"}, {"base64", "s"}, {"unbase64", "s"},
+		{"regexp_extract_all", "ssi"}, {"regexp_count", "ss"}, {"regexp_substr", "ss"}, {"regexp_instr", "ss"},
+		{"json_array_length", "s"}, {"json_object_keys", "s"},
 	} {
 		mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
 		args := make([]Arg, len(c.kinds))
