@@ -64,6 +64,7 @@ func TestStringHashJSONWrappersMatchSQL(t *testing.T) {
 		{millrace.Elt(millrace.Lit(2), s, millrace.Reverse(s)), "elt(2, s, reverse(s))"},
 		{millrace.Levenshtein(s, millrace.Lit("Hello")), "levenshtein(s, 'Hello')"},
 		{millrace.FindInSet(millrace.Lit("b"), s), "find_in_set('b', s)"},
+		{millrace.SplitPart(s, ",", -1), "split_part(s, ',', -1)"},
 		{millrace.Unbase64(millrace.Base64(s)), "unbase64(base64(s))"},
 		{millrace.RegexpExtractAll(s, `([a-z])`, 1), "regexp_extract_all(s, '([a-z])', 1)"},
 		{millrace.RegexpCount(s, `[a-z]`), "regexp_count(s, '[a-z]')"},
