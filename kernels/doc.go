@@ -4,6 +4,13 @@
 // key columns, event-time window assignment, the kernels that move rows
 // (Take, Compact, TakeChunks, Concat) and aggregate updates by dense group id.
 //
+// Two hashes live here: HashColumns (hash.go) partitions keys and state and
+// must never change; SparkMurmur3 and SparkXXHash64 (sparkhash.go) are
+// Spark's own value hashes, bit for bit, for the functions hash() and
+// xxhash64() and for anything that must agree with Spark (approx_count_distinct
+// hashes with XXH64, seed 42). LIKE patterns translate to RE2 here too
+// (LikeRegexp, Matcher), shared by the LIKE operator and the like() function.
+//
 // A kernel knows nothing about operators, state or I/O: it takes arrays,
 // selection vectors and caller-owned output buffers, and returns results.
 //
