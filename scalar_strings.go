@@ -7,6 +7,15 @@ package millrace
 // Length is the number of characters (Spark's length, char_length).
 func Length(c Column) Column { return call("length", c) }
 
+// OctetLength is the number of bytes of c's UTF-8 (Spark's octet_length).
+func OctetLength(c Column) Column { return call("octet_length", c) }
+
+// BitLength is 8 times OctetLength (Spark's bit_length).
+func BitLength(c Column) Column { return call("bit_length", c) }
+
+// Space is n spaces (Spark's space).
+func Space(n Column) Column { return call("space", n) }
+
 // Substring is length characters of c from 1-based pos; a negative pos
 // counts from the end (Spark's substring).
 func Substring(c Column, pos, length int) Column {

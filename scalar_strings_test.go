@@ -23,6 +23,9 @@ func TestStringHashJSONWrappersMatchSQL(t *testing.T) {
 		sql string
 	}{
 		{millrace.Length(s), "length(s)"},
+		{millrace.OctetLength(s), "octet_length(s)"},
+		{millrace.BitLength(s), "bit_length(s)"},
+		{millrace.Space(millrace.Length(s)), "space(length(s))"},
 		{millrace.Substring(s, -3, 2), "substring(s, -3, 2)"},
 		{millrace.Left(s, 2), "left(s, 2)"},
 		{millrace.Right(s, 2), "right(s, 2)"},

@@ -49,7 +49,7 @@ func init() {
 // hashable reports whether Spark's hash of t is supported here.
 func hashable(t arrow.DataType) bool {
 	switch t.ID() {
-	case arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.STRING, arrow.BINARY, arrow.BOOL, arrow.TIMESTAMP, arrow.NULL:
+	case arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.STRING, arrow.BINARY, arrow.BOOL, arrow.TIMESTAMP, arrow.DATE32, arrow.NULL:
 		return true
 	}
 	return false
@@ -61,7 +61,7 @@ func hashable(t arrow.DataType) bool {
 func bindChainHash(args []Arg, out arrow.DataType) (Bound, error) {
 	for i, a := range args {
 		if !hashable(a.Type) {
-			return Bound{}, typeErr(i, "an INT, BIGINT, DOUBLE, BOOLEAN, TIMESTAMP, string or binary value", a.Type)
+			return Bound{}, typeErr(i, "an INT, BIGINT, DOUBLE, BOOLEAN, DATE, TIMESTAMP, string or binary value", a.Type)
 		}
 	}
 	xx := out.ID() == arrow.INT64

@@ -14,7 +14,7 @@ import (
 // hash partitioning) and XXH64 (xxhash64(), approx_count_distinct), both
 // seeded with 42 and chained over columns (each column's hash is the seed
 // of the next; a null leaves the hash as it was). Per type, as Spark's
-// HashExpression: INT and BOOLEAN (1/0) hash 4 bytes, BIGINT and
+// HashExpression: INT, DATE (days) and BOOLEAN (1/0) hash 4 bytes, BIGINT and
 // TIMESTAMP (microseconds) 8, DOUBLE the 8 bytes of doubleToLongBits after
 // -0.0 becomes 0.0 (NaN is Java's one canonical NaN), strings their UTF-8
 // bytes. These are not the hashes of kernels.HashColumns (state
@@ -37,6 +37,12 @@ func SparkMurmur3(a arrow.Array, h []uint32) error {
 		for i := range h {
 			if a.IsValid(i) {
 				h[i] = murmur3Int(b2u(a.Value(i)), h[i])
+			}
+		}
+	case *array.Date32:
+		for i, v := range a.Values() {
+			if a.IsValid(i) {
+				h[i] = murmur3Int(uint32(v), h[i])
 			}
 		}
 	case *array.Int64:
@@ -89,6 +95,12 @@ func SparkXXHash64(a arrow.Array, h []uint64) error {
 		for i := range h {
 			if a.IsValid(i) {
 				h[i] = XXH64Int(int32(b2u(a.Value(i))), h[i])
+			}
+		}
+	case *array.Date32:
+		for i, v := range a.Values() {
+			if a.IsValid(i) {
+				h[i] = XXH64Int(int32(v), h[i])
 			}
 		}
 	case *array.Int64:

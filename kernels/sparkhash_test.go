@@ -63,3 +63,24 @@ func TestSparkHashValues(t *testing.T) {
 		}
 	}
 }
+
+// TestSparkHashDate checks that a DATE hashes as its days since the epoch,
+// an INT, as Spark's HashExpression does: hash(DATE '1970-01-02') is
+// hash(1), -559580957, and xxhash64 likewise -6698625589789238999.
+func TestSparkHashDate(t *testing.T) {
+	b := array.NewDate32Builder(memory.NewGoAllocator())
+	b.Append(1)
+	d := b.NewArray()
+	defer d.Release()
+	h := []uint32{SparkHashSeed}
+	x := []uint64{SparkHashSeed}
+	if err := SparkMurmur3(d, h); err != nil {
+		t.Fatal(err)
+	}
+	if err := SparkXXHash64(d, x); err != nil {
+		t.Fatal(err)
+	}
+	if int32(h[0]) != -559580957 || int64(x[0]) != -6698625589789238999 {
+		t.Errorf("hash, xxhash64 of DATE 1970-01-02 = %d, %d; Spark's are -559580957, -6698625589789238999", int32(h[0]), int64(x[0]))
+	}
+}
