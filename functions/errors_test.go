@@ -42,6 +42,7 @@ func TestBindErrors(t *testing.T) {
 		{"from_json", []Arg{s, s}, "schema (argument 2) must be a string literal"},
 		{"from_json", []Arg{s, lit(tString, "a ARRAY<INT>")}, "type ARRAY<INT> of field a is not supported by from_json yet"},
 		{"from_json", []Arg{s, lit(tString, "a")}, "expected 'name TYPE'"},
+		{"from_json", []Arg{s, lit(tString, "a INT, a STRING")}, "field a appears twice"},
 		{"concat_ws", []Arg{s, {Type: arrow.ListOf(tInt)}}, "argument 2 must be a string or an array of strings"},
 		{"lower", []Arg{s, s}, "lower takes 1 argument, got 2"},
 	} {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -156,15 +157,26 @@ func (s *jsonSlot) append(b array.Builder, ok bool) {
 	}
 }
 
-// parseDDLFields parses 'name TYPE, …' of the types from_json supports.
+// parseDDLFields parses 'name TYPE, …' (or 'struct<name: TYPE, …>') of
+// the types from_json supports.
 func parseDDLFields(ddl string) ([]arrow.Field, error) {
 	var out []arrow.Field
-	for _, part := range strings.Split(ddl, ",") {
-		ws := strings.Fields(part)
+	body, sep := strings.TrimSpace(ddl), " "
+	if len(body) > 7 && strings.EqualFold(body[:7], "struct<") && strings.HasSuffix(body, ">") {
+		body, sep = body[7:len(body)-1], ":" // struct<name: TYPE, …>
+	}
+	seen := map[string]bool{}
+	for _, part := range strings.Split(body, ",") {
+		ws := strings.Fields(strings.Replace(part, sep, " ", 1))
 		if len(ws) != 2 {
 			return nil, fmt.Errorf("schema %s: expected 'name TYPE' in %q (nested types are not supported yet)", strconv.Quote(ddl), strings.TrimSpace(part))
 		}
-		name := strings.Trim(ws[0], "`")
+		name := ws[0]
+		if len(name) > 1 && name[0] == '`' && name[len(name)-1] == '`' {
+			name = name[1 : len(name)-1]
+		} else if strings.IndexFunc(name, func(r rune) bool { return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) }) >= 0 {
+			return nil, fmt.Errorf("schema %s: %q is not a field name (backquote it)", strconv.Quote(ddl), name)
+		}
 		var t arrow.DataType
 		switch strings.ToUpper(ws[1]) {
 		case "INT", "INTEGER":
@@ -180,6 +192,10 @@ func parseDDLFields(ddl string) ([]arrow.Field, error) {
 		default:
 			return nil, fmt.Errorf("schema %s: type %s of field %s is not supported by from_json yet (INT, BIGINT, DOUBLE, BOOLEAN, STRING are)", strconv.Quote(ddl), ws[1], name)
 		}
+		if seen[name] {
+			return nil, fmt.Errorf("schema %s: field %s appears twice", strconv.Quote(ddl), name)
+		}
+		seen[name] = true
 		out = append(out, arrow.Field{Name: name, Type: t, Nullable: true})
 	}
 	return out, nil
