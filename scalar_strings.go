@@ -168,3 +168,26 @@ func RegexpSubstr(c Column, pattern string) Column { return call("regexp_substr"
 // RegexpInstr is the 1-based position of the first match of pattern, 0
 // when none (Spark's regexp_instr).
 func RegexpInstr(c Column, pattern string) Column { return call("regexp_instr", c, pattern) }
+
+// ParseURL is part (HOST, PATH, QUERY, REF, PROTOCOL, FILE, AUTHORITY,
+// USERINFO) of the URL c, raw; null when absent (Spark's parse_url).
+func ParseURL(c Column, part string) Column { return call("parse_url", c, part) }
+
+// ParseURLQuery is the value of key in the URL's query (Spark's
+// parse_url(c, 'QUERY', key)).
+func ParseURLQuery(c Column, key string) Column { return call("parse_url", c, "QUERY", key) }
+
+// URLEncode is c form-encoded as Java's URLEncoder (Spark's url_encode).
+func URLEncode(c Column) Column { return call("url_encode", c) }
+
+// URLDecode decodes a form-encoded c (Spark's url_decode).
+func URLDecode(c Column) Column { return call("url_decode", c) }
+
+// Overlay replaces length characters of c from pos with replace (Spark's
+// overlay); a negative length is replace's length.
+func Overlay(c Column, replace any, pos, length int) Column {
+	return call("overlay", c, replace, int32(pos), int32(length))
+}
+
+// Soundex is the American Soundex code of c (Spark's soundex).
+func Soundex(c Column) Column { return call("soundex", c) }

@@ -23,6 +23,11 @@ func TestStringHashJSONWrappersMatchSQL(t *testing.T) {
 		sql string
 	}{
 		{millrace.Length(s), "length(s)"},
+		{millrace.ParseURL(millrace.Concat(millrace.Lit("http://h.com/p?a="), millrace.URLEncode(s)), "QUERY"), "parse_url(concat('http://h.com/p?a=', url_encode(s)), 'QUERY')"},
+		{millrace.ParseURLQuery(millrace.Lit("http://h.com/p?a=1&b=2"), "b"), "parse_url('http://h.com/p?a=1&b=2', 'QUERY', 'b')"},
+		{millrace.URLDecode(millrace.URLEncode(s)), "url_decode(url_encode(s))"},
+		{millrace.Overlay(s, "__", 2, -1), "overlay(s, '__', 2)"},
+		{millrace.Soundex(s), "soundex(s)"},
 		{millrace.OctetLength(s), "octet_length(s)"},
 		{millrace.BitLength(s), "bit_length(s)"},
 		{millrace.Space(millrace.Length(s)), "space(length(s))"},

@@ -227,6 +227,15 @@ type argCols struct {
 	n []intCol
 	// err is where a row function reports a failure (see tooLarge).
 	err *error
+	// nullOut is where a row function says its result is null (nullRow).
+	nullOut *bool
+}
+
+// nullRow makes row's result null (for a function whose result can be
+// null where no argument is) and returns dst.
+func (a argCols) nullRow(dst []byte) []byte {
+	*a.nullOut = true
+	return dst
 }
 
 // tooLarge records that row i's result would be more than maxResultBytes
@@ -263,7 +272,7 @@ func (a argCols) null(i int) bool {
 // loadArgs materializes the arguments by kinds ('s' string, 'i' INT; the
 // last kind repeats).
 func loadArgs(mem memory.Allocator, args []Arg, cols []arrow.Array, n int, kinds string) (argCols, error) {
-	a := argCols{s: make([]strCol, len(args)), n: make([]intCol, len(args)), err: new(error)}
+	a := argCols{s: make([]strCol, len(args)), n: make([]intCol, len(args)), err: new(error), nullOut: new(bool)}
 	for k := range args {
 		var err error
 		if kinds[min(k, len(kinds)-1)] == 'i' {
@@ -319,6 +328,11 @@ func toStringWith(name string, minArgs, maxArgs int, kinds string, newF func() f
 					continue
 				}
 				o.buf = f(o.buf[:0], a, i)
+				if *a.nullOut {
+					*a.nullOut = false
+					o.null()
+					continue
+				}
 				err := *a.err
 				if err == nil {
 					err = o.checkSize(name, len(o.buf))

@@ -52,7 +52,8 @@
 // # Strings, regular expressions, hashing and JSON
 //
 // Files by family: strings*.go (lengths, cuts, pads, trims, searches,
-// concat, chr, elt, levenshtein, base64 …), regexp.go
+// concat, chr, elt, levenshtein, base64, parse_url, url_encode, overlay,
+// soundex …), regexp.go
 // (regexp_extract, regexp_replace, split), regexp_more.go
 // (regexp_extract_all, regexp_count, regexp_substr, regexp_instr), like.go
 // (like/ilike/rlike as functions, sharing kernels.Matcher with the
@@ -81,6 +82,9 @@
 //     regexp_replace replacement Java would reject ('$$'), are errors when
 //     the query is bound if pattern and index/replacement are literals;
 //     Spark fails only when a row matches.
+//   - parse_url parses with Go's net/url after refusing what Java's URI
+//     refuses outright (spaces, "<>\\^`{|}, bad % escapes); exotic URLs
+//     that only one of the two parsers accepts may differ.
 //   - from_json takes a schema of top-level INT, BIGINT, DOUBLE, BOOLEAN
 //     and STRING fields only (no nested types, dates or options).
 package functions

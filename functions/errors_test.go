@@ -77,6 +77,8 @@ func TestRuntimeErrors(t *testing.T) {
 		{"rlike", []Arg{lit(tString, "abc"), {Type: tString}}, []arrow.Array{nil, s}, `rlike: the pattern "a("`},
 		{"split", []Arg{lit(tString, "abc"), {Type: tString}}, []arrow.Array{nil, s}, `split: the pattern "a("`},
 		{"regexp_extract", []Arg{{Type: tString}, lit(tString, "(b)"), {Type: tInt}}, []arrow.Array{s, nil, ints(2, 0)}, "group index 2 is out of range"},
+		{"url_decode", []Arg{lit(tString, "a%2")}, []arrow.Array{nil}, `url_decode: "a%2" has an incomplete escape`},
+		{"url_decode", []Arg{lit(tString, "a%zz")}, []arrow.Array{nil}, `url_decode: "a%zz" has an invalid escape "%zz"`},
 		{"unbase64", []Arg{lit(tString, "aGVsbG8=x")}, []arrow.Array{nil}, `unbase64: "aGVsbG8=x" is not Base64`},
 		{"repeat", []Arg{{Type: tString}, lit(tInt, int32(1<<30))}, []arrow.Array{s, nil}, "repeat: the result would be more than"},
 		{"lpad", []Arg{{Type: tString}, lit(tInt, int32(1<<30)), lit(tString, "x")}, []arrow.Array{s, nil, nil}, "lpad/rpad: the result would be more than"},
