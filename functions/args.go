@@ -189,37 +189,6 @@ func (cs strCols) release() {
 	}
 }
 
-func (cs strCols) anyNull(i int) bool {
-	for _, c := range cs {
-		if c.isNull(i) {
-			return true
-		}
-	}
-	return false
-}
-
-func strColumns(mem memory.Allocator, args []Arg, cols []arrow.Array, n int) (strCols, error) {
-	out := make(strCols, 0, len(args))
-	for i := range args {
-		c, err := strColumn(mem, args, cols, i, n)
-		if err != nil {
-			out.release()
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, nil
-}
-
-// dataBytes is how many bytes of string data c holds (a hint for the
-// output's size).
-func dataBytes(c strCol, n int) int {
-	if c.a == nil {
-		return len(c.v) * n
-	}
-	return len(c.a.ValueBytes())
-}
-
 // argCols are the arguments of a row-wise function, by position: s[k] for
 // a string argument, n[k] for an INT one (the other is zero).
 type argCols struct {

@@ -83,7 +83,7 @@
 //     the query is bound if pattern and index/replacement are literals;
 //     Spark fails only when a row matches.
 //   - parse_url parses with Go's net/url after refusing what Java's URI
-//     refuses outright (spaces, "<>\\^`{|}, bad % escapes); exotic URLs
+//     refuses outright (spaces, "<>\^`{|}, bad % escapes); exotic URLs
 //     that only one of the two parsers accepts may differ.
 //   - from_json takes a schema of top-level INT, BIGINT, DOUBLE, BOOLEAN
 //     and STRING fields only (no nested types, dates or options).

@@ -380,7 +380,7 @@ func splitChars(vb *array.StringBuilder, s string, limit int32) {
 		k = int(limit)
 	}
 	for j := 0; j < k-1; j++ {
-		_, size := decodeRune(s)
+		_, size := utf8.DecodeRuneInString(s)
 		vb.Append(s[:size])
 		s = s[size:]
 	}

@@ -132,5 +132,3 @@ func trimSet(s, set string, left, right bool) string {
 	}
 	return s
 }
-
-func decodeRune(s string) (rune, int) { return utf8.DecodeRuneInString(s) }
