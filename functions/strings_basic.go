@@ -251,7 +251,7 @@ func initcapFunc() *Func {
 			lower := lowerC.String(s)
 			up := true
 			for j, r := range lower {
-				n := utf8.RuneLen(r)
+				_, n := utf8.DecodeRuneInString(lower[j:]) // 1 for an invalid byte
 				if up && r != ' ' {
 					dst = append(dst, titleC.String(lower[j:j+n])...)
 				} else {
