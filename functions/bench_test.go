@@ -53,3 +53,26 @@ func BenchmarkRegexpExtract(b *testing.B) {
 func BenchmarkXXHash64(b *testing.B) {
 	benchStringCall(b, "xxhash64", []Arg{{}})
 }
+
+func BenchmarkGetJSONObject(b *testing.B) {
+	bl := array.NewStringBuilder(memory.DefaultAllocator)
+	for i := range 4096 {
+		bl.Append(fmt.Sprintf(`{"user": {"id": %d, "name": "user-%d"}, "tags": ["a", "b"], "price": %d.5}`, i, i, i))
+	}
+	s := bl.NewArray()
+	bl.Release()
+	defer s.Release()
+	bound, err := Bind("get_json_object", []Arg{{Type: arrow.BinaryTypes.String}, {Type: arrow.BinaryTypes.String, Const: true, Value: "$.user.name"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(s.(*array.String).ValueBytes())))
+	b.ResetTimer()
+	for range b.N {
+		out, err := bound.Eval(memory.DefaultAllocator, []arrow.Array{s, nil}, s.Len())
+		if err != nil {
+			b.Fatal(err)
+		}
+		out.Release()
+	}
+}
