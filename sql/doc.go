@@ -92,8 +92,8 @@
 // WHEN v THEN … compares e = v in each branch, as Spark builds it.
 //
 // [NOT] LIKE p [ESCAPE 'c'], ILIKE and RLIKE (or REGEXP) are plan.Like,
-// with a string literal pattern (a computed one is refused; NULL gives
-// NULL). The escape is \ by default, as in Spark; RLIKE patterns are Go
+// with a string literal pattern (NULL gives NULL); with a computed
+// pattern they are calls of the like, ilike and rlike functions. The escape is \ by default, as in Spark; RLIKE patterns are Go
 // RE2 syntax, which lacks Java's backreferences, lookaround and possessive
 // quantifiers. An invalid pattern is an error at its position.
 //

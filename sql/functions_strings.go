@@ -99,3 +99,20 @@ func (p *parser) closeCall(name string, args []plan.Expr) (plan.Expr, bool, erro
 	}
 	return plan.Call{Name: name, Args: args}, true, nil
 }
+
+// likeCall is e LIKE pat (ILIKE, RLIKE) with a computed pattern: a call of
+// the like, ilike or rlike function, which compiles each row's pattern
+// (plan.Like holds a literal one). An ESCAPE may follow LIKE and ILIKE.
+func (p *parser) likeCall(e, pat plan.Expr, kind plan.MatchKind) (plan.Expr, error) {
+	name := map[plan.MatchKind]string{plan.MatchLike: "like", plan.MatchILike: "ilike", plan.MatchRLike: "rlike"}[kind]
+	args := []plan.Expr{e, pat}
+	if kind != plan.MatchRLike && p.peek().isWord("ESCAPE") {
+		p.next()
+		et := p.next()
+		if et.kind != tokString || len([]rune(et.text)) != 1 {
+			return nil, p.errAt(et, "ESCAPE takes a string of one character, found %s", et.describe())
+		}
+		args = append(args, plan.Literal{Value: et.text})
+	}
+	return plan.Call{Name: name, Args: args}, nil
+}

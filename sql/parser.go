@@ -702,8 +702,9 @@ func (p *parser) caseExpr() (plan.Expr, error) {
 }
 
 // like parses the pattern (and LIKE's ESCAPE) after e LIKE/ILIKE/RLIKE/
-// REGEXP, the keyword t. The pattern must be a string literal (or NULL,
-// which gives NULL); plan matches against constant patterns only.
+// REGEXP, the keyword t. A string literal pattern (or NULL, which gives
+// NULL) is plan.Like; a computed one is a call of the like, ilike or rlike
+// function (likeCall).
 func (p *parser) like(e plan.Expr, t token) (plan.Expr, error) {
 	kind := plan.MatchRLike
 	switch strings.ToUpper(t.text) {
@@ -722,7 +723,7 @@ func (p *parser) like(e plan.Expr, t token) (plan.Expr, error) {
 	}
 	lit, ok := pat.(plan.Literal)
 	if !ok {
-		return nil, p.errAt(pt, "the pattern of %s must be a string literal; a computed pattern is not supported yet", strings.ToUpper(t.text))
+		return p.likeCall(e, pat, kind)
 	}
 	var out plan.Expr
 	switch v := lit.Value.(type) {

@@ -174,7 +174,7 @@ func TestParseExprErrors(t *testing.T) {
 		{"CASE WHEN a 1 END", "1:13: expected THEN, found '1'"},
 		{"name RLIKE '(a'", "1:12: RLIKE pattern '(a': error parsing regexp"},
 		{`name LIKE 'a\\b'`, `1:11: LIKE pattern 'a\b': the escape character is not allowed to precede 'b'`},
-		{"name NOT LIKE other", "1:15: the pattern of LIKE must be a string literal"},
+		{"name LIKE other ESCAPE 'ab'", "1:24: ESCAPE takes a string of one character"},
 		{"name LIKE 3", "1:11: the pattern of LIKE must be a string, found 3"},
 		{"name LIKE 'a' ESCAPE 'ab'", "1:22: ESCAPE takes a string of one character"},
 		{"name LIKE ANY ('a%')", "1:11: LIKE ANY (…) is not supported yet"},

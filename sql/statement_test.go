@@ -88,7 +88,7 @@ func TestParseQueryErrors(t *testing.T) {
 		{"INSERT INTO s SELECT a FROM t", "1:1: expected SELECT, found 'INSERT'"},
 		{"", "1:1: unexpected end of input, expected SELECT"},
 		{"SELECT a FROM t\nWHERE a >\n", "3:1: unexpected end of input"},
-		{"SELECT a LIKE b FROM t", "1:15: the pattern of LIKE must be a string literal"},
+		{"SELECT a LIKE 3 FROM t", "1:15: the pattern of LIKE must be a string, found 3"},
 	}
 	for _, c := range cases {
 		_, err := ParseQuery(c.text)
