@@ -93,8 +93,9 @@
 //
 // [NOT] LIKE p [ESCAPE 'c'], ILIKE and RLIKE (or REGEXP) are plan.Like,
 // with a string literal pattern (NULL gives NULL); with a computed
-// pattern they are calls of the like, ilike and rlike functions. The escape is \ by default, as in Spark; RLIKE patterns are Go
-// RE2 syntax, which lacks Java's backreferences, lookaround and possessive
+// pattern they are calls of the like, ilike and rlike functions. The
+// escape is \ by default, as in Spark; RLIKE patterns are Go RE2 syntax,
+// which lacks Java's backreferences, lookaround and possessive
 // quantifiers. An invalid pattern is an error at its position.
 //
 // A call of a function of package functions is plan.Call; so are the
