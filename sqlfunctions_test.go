@@ -319,6 +319,13 @@ func encodeValue(typ arrow.DataType, v any) any {
 			out = append(out, encodeValue(elem, x))
 		}
 		return out
+	case arrow.STRUCT:
+		fs := typ.(*arrow.StructType).Fields()
+		out := make([]any, len(fs))
+		for i, x := range v.([]any) {
+			out[i] = encodeValue(fs[i].Type, x)
+		}
+		return out
 	case arrow.BINARY:
 		return fmt.Sprintf("%x", v.([]byte))
 	}

@@ -37,7 +37,7 @@ func TestBindErrors(t *testing.T) {
 		{"like", []Arg{s, lit(tString, `a\b`)}, "not allowed to precede"},
 		{"like", []Arg{s, lit(tString, "a%"), s}, "escape (argument 3) must be a string literal of one character"},
 		{"md5", []Arg{{Type: tInt}}, "argument 1 must be a string or binary value, not int"},
-		{"hash", []Arg{{Type: arrow.ListOf(tString)}}, "argument 1 must be an INT, BIGINT"},
+		{"hash", []Arg{{Type: arrow.MapOf(tString, tString)}}, "argument 1 must be an INT, BIGINT"},
 		{"substring", []Arg{s, {Type: arrow.FixedWidthTypes.Boolean}}, "argument 2 must be an integer, not bool"},
 		{"from_json", []Arg{s, s}, "schema (argument 2) must be a string literal"},
 		{"from_json", []Arg{s, lit(tString, "a ARRAY<INT>")}, "type ARRAY<INT> of field a is not supported by from_json yet"},

@@ -2,6 +2,7 @@ package functions
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -57,7 +58,7 @@ func bindFromJSON(args []Arg) (Bound, error) {
 			for k := range slots {
 				slots[k].set = false
 			}
-			d := jsonDoc{s: a.s[0].value(i)}
+			d := jsonDoc{s: a.s[0].value(i), nonNumeric: true}
 			var err error
 			if d.peek() == '{' {
 				err = d.fields(func(name string) error {
@@ -114,6 +115,17 @@ func (s *jsonSlot) read(d *jsonDoc, t arrow.DataType) error {
 		}
 		return d.copyValue(nil)
 	case arrow.INT32, arrow.INT64, arrow.FLOAT64:
+		if t.ID() == arrow.FLOAT64 {
+			if v, _, ok := d.nonNumericAt(); ok {
+				s.f, s.set = v, true
+				return d.copyValue(nil)
+			}
+			if c == '"' { // Spark reads these strings as doubles too
+				str, err := d.str()
+				s.f, s.set = nonNumericString(str)
+				return err
+			}
+		}
 		start := d.pos
 		if err := d.copyValue(nil); err != nil {
 			return err
@@ -199,4 +211,18 @@ func parseDDLFields(ddl string) ([]arrow.Field, error) {
 		out = append(out, arrow.Field{Name: name, Type: t, Nullable: true})
 	}
 	return out, nil
+}
+
+// nonNumericString is the double a JSON string stands for in a DOUBLE
+// field, as Spark's JacksonParser reads it: NaN and the infinities.
+func nonNumericString(s string) (float64, bool) {
+	switch s {
+	case "NaN":
+		return math.NaN(), true
+	case "Infinity", "+Infinity", "+INF":
+		return math.Inf(1), true
+	case "-Infinity", "-INF":
+		return math.Inf(-1), true
+	}
+	return 0, false
 }

@@ -46,8 +46,20 @@ func init() {
 	register(&Func{Name: "crc32", MinArgs: 1, MaxArgs: 1, Bind: bindCRC32})
 }
 
-// hashable reports whether Spark's hash of t is supported here.
+// hashable reports whether Spark's hash of t is supported here: arrays
+// and structs of what is.
 func hashable(t arrow.DataType) bool {
+	switch t := t.(type) {
+	case *arrow.ListType:
+		return hashable(t.Elem())
+	case *arrow.StructType:
+		for _, f := range t.Fields() {
+			if !hashable(f.Type) {
+				return false
+			}
+		}
+		return true
+	}
 	switch t.ID() {
 	case arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.STRING, arrow.BINARY, arrow.BOOL, arrow.TIMESTAMP, arrow.DATE32, arrow.NULL:
 		return true
@@ -61,7 +73,7 @@ func hashable(t arrow.DataType) bool {
 func bindChainHash(args []Arg, out arrow.DataType) (Bound, error) {
 	for i, a := range args {
 		if !hashable(a.Type) {
-			return Bound{}, typeErr(i, "an INT, BIGINT, DOUBLE, BOOLEAN, DATE, TIMESTAMP, string or binary value", a.Type)
+			return Bound{}, typeErr(i, "an INT, BIGINT, DOUBLE, BOOLEAN, DATE, TIMESTAMP, string or binary value (or an array or struct of them)", a.Type)
 		}
 	}
 	xx := out.ID() == arrow.INT64

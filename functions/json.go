@@ -2,6 +2,7 @@ package functions
 
 import (
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -188,6 +189,27 @@ var errJSON = errors.New("malformed JSON")
 type jsonDoc struct {
 	s   string
 	pos int
+	// nonNumeric accepts NaN, Infinity, +Infinity and -Infinity as
+	// numbers, as from_json's parser does (get_json_object's does not);
+	// they are written quoted, as Jackson writes them.
+	nonNumeric bool
+}
+
+// nonNumericAt returns the value of the non-numeric number at d.pos and
+// its length, if there is one and d accepts them.
+func (d *jsonDoc) nonNumericAt() (float64, int, bool) {
+	if !d.nonNumeric {
+		return 0, 0, false
+	}
+	for _, w := range [...]struct {
+		text string
+		v    float64
+	}{{"NaN", math.NaN()}, {"Infinity", math.Inf(1)}, {"+Infinity", math.Inf(1)}, {"-Infinity", math.Inf(-1)}} {
+		if strings.HasPrefix(d.s[d.pos:], w.text) {
+			return w.v, len(w.text), true
+		}
+	}
+	return 0, 0, false
 }
 
 func (d *jsonDoc) ws() {
@@ -525,7 +547,18 @@ func (d *jsonDoc) copyValue(dst *[]byte) error {
 			}
 		}
 		return errJSON
-	case c == '-' || (c >= '0' && c <= '9'):
+	case c == 'N' || c == 'I' || c == '+' || c == '-':
+		if _, n, ok := d.nonNumericAt(); ok {
+			if dst != nil {
+				*dst = appendJSONString(*dst, d.s[d.pos:d.pos+n])
+			}
+			d.pos += n
+			return nil
+		}
+		if c == '-' {
+			return d.number(dst)
+		}
+	case c >= '0' && c <= '9':
 		return d.number(dst)
 	}
 	return errJSON

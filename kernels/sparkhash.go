@@ -17,8 +17,9 @@ import (
 // HashExpression: INT, DATE (days) and BOOLEAN (1/0) hash 4 bytes, BIGINT and
 // TIMESTAMP (microseconds) 8, DOUBLE the 8 bytes of doubleToLongBits after
 // -0.0 becomes 0.0 (NaN is Java's one canonical NaN), strings their UTF-8
-// bytes. These are not the hashes of kernels.HashColumns (state
-// partitioning), which must never change.
+// bytes; an array folds its elements in, a struct its fields. These are
+// not the hashes of kernels.HashColumns (state partitioning), which must
+// never change.
 
 // SparkHashSeed is the seed Spark's hash() and xxhash64() start from.
 const SparkHashSeed = 42
@@ -76,10 +77,59 @@ func SparkMurmur3(a arrow.Array, h []uint32) error {
 			}
 		}
 	case *array.Null:
+	case *array.List, *array.Struct:
+		for i := range h {
+			var err error
+			if h[i], err = murmur3Value(a, i, h[i]); err != nil {
+				return err
+			}
+		}
 	default:
 		return fmt.Errorf("kernels: Spark's hash of %s is not supported", a.DataType())
 	}
 	return nil
+}
+
+// murmur3Value folds row i of a into h as SparkMurmur3 does; an array's
+// elements and a struct's fields are folded in order, nulls skipped.
+func murmur3Value(a arrow.Array, i int, h uint32) (uint32, error) {
+	if a.IsNull(i) {
+		return h, nil
+	}
+	switch a := a.(type) {
+	case *array.List:
+		lo, hi := a.ValueOffsets(i)
+		var err error
+		for j := lo; j < hi && err == nil; j++ {
+			h, err = murmur3Value(a.ListValues(), int(j), h)
+		}
+		return h, err
+	case *array.Struct:
+		var err error
+		for f := 0; f < a.NumField() && err == nil; f++ {
+			h, err = murmur3Value(a.Field(f), i, h)
+		}
+		return h, err
+	}
+	switch a := a.(type) {
+	case *array.Int32:
+		return murmur3Int(uint32(a.Value(i)), h), nil
+	case *array.Date32:
+		return murmur3Int(uint32(a.Value(i)), h), nil
+	case *array.Boolean:
+		return murmur3Int(b2u(a.Value(i)), h), nil
+	case *array.Int64:
+		return murmur3Long(uint64(a.Value(i)), h), nil
+	case *array.Timestamp:
+		return murmur3Long(uint64(a.Value(i)), h), nil
+	case *array.Float64:
+		return murmur3Long(sparkDoubleBits(a.Value(i)), h), nil
+	case *array.String:
+		return murmur3Bytes(a.Value(i), h), nil
+	case *array.Binary:
+		return murmur3Bytes(string(a.Value(i)), h), nil
+	}
+	return h, fmt.Errorf("kernels: Spark's hash of %s is not supported", a.DataType())
 }
 
 // SparkXXHash64 is SparkMurmur3 with XXH64: h[i] = XXH64(value, seed h[i]).
@@ -140,10 +190,66 @@ func SparkXXHash64(a arrow.Array, h []uint64) error {
 			}
 		}
 	case *array.Null:
+	case *array.List, *array.Struct:
+		for i := range h {
+			var err error
+			if h[i], err = xxhash64Value(a, i, h[i]); err != nil {
+				return err
+			}
+		}
 	default:
 		return fmt.Errorf("kernels: Spark's xxhash64 of %s is not supported", a.DataType())
 	}
 	return nil
+}
+
+// xxhash64Value is murmur3Value for XXH64.
+func xxhash64Value(a arrow.Array, i int, h uint64) (uint64, error) {
+	if a.IsNull(i) {
+		return h, nil
+	}
+	switch a := a.(type) {
+	case *array.List:
+		lo, hi := a.ValueOffsets(i)
+		var err error
+		for j := lo; j < hi && err == nil; j++ {
+			h, err = xxhash64Value(a.ListValues(), int(j), h)
+		}
+		return h, err
+	case *array.Struct:
+		var err error
+		for f := 0; f < a.NumField() && err == nil; f++ {
+			h, err = xxhash64Value(a.Field(f), i, h)
+		}
+		return h, err
+	}
+	switch a := a.(type) {
+	case *array.Int32:
+		return XXH64Int(a.Value(i), h), nil
+	case *array.Date32:
+		return XXH64Int(int32(a.Value(i)), h), nil
+	case *array.Boolean:
+		return XXH64Int(int32(b2u(a.Value(i))), h), nil
+	case *array.Int64:
+		return XXH64Long(a.Value(i), h), nil
+	case *array.Timestamp:
+		return XXH64Long(int64(a.Value(i)), h), nil
+	case *array.Float64:
+		return XXH64Long(int64(sparkDoubleBits(a.Value(i))), h), nil
+	case *array.String:
+		return xxSeeded(a.Value(i), h), nil
+	case *array.Binary:
+		return xxSeeded(string(a.Value(i)), h), nil
+	}
+	return h, fmt.Errorf("kernels: Spark's xxhash64 of %s is not supported", a.DataType())
+}
+
+// xxSeeded is XXH64 of s with seed.
+func xxSeeded(s string, seed uint64) uint64 {
+	var d xxhash.Digest
+	d.ResetWithSeed(seed)
+	d.WriteString(s)
+	return d.Sum64()
 }
 
 // sparkDoubleBits is Java's doubleToLongBits of f with -0.0 as 0.0, as
