@@ -28,6 +28,9 @@ func FuzzParseExpr(f *testing.F) {
 		"price * )",
 		"CASE WHEN a THEN b END",
 		"a.b.c",
+		"trim(LEADING 'x' FROM s) || substring(s FROM 2 FOR 3)",
+		"position('a' IN s) + locate('a', s)",
+		"s NOT LIKE concat(t, '%') ESCAPE '!'",
 	} {
 		f.Add(s)
 	}
