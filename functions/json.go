@@ -41,7 +41,8 @@ func bindGetJSONObject(args []Arg) (Bound, error) {
 		defer a.release()
 		o := newStringsOut(mem, n, 0)
 		defer o.release()
-		path, pathOK, lastPath := litPath, litOK, ""
+		path, pathOK := litPath, litOK
+		lastPath, parsed := "", false // the column's path last parsed
 		var g jsonGen
 		for i := range n {
 			if a.null(i) {
@@ -49,9 +50,9 @@ func bindGetJSONObject(args []Arg) (Bound, error) {
 				continue
 			}
 			if cols[1] != nil {
-				if p := a.s[1].value(i); i == 0 || p != lastPath {
+				if p := a.s[1].value(i); !parsed || p != lastPath {
 					path, pathOK = parseJSONPath(p)
-					lastPath = p
+					lastPath, parsed = p, true
 				}
 			}
 			if !pathOK {
