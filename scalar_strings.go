@@ -191,3 +191,10 @@ func Overlay(c Column, replace any, pos, length int) Column {
 
 // Soundex is the American Soundex code of c (Spark's soundex).
 func Soundex(c Column) Column { return call("soundex", c) }
+
+// FormatString formats the columns by format as Java's Formatter (Spark's
+// format_string, printf): %s %d %x %o %f %e %b %c with flags, width,
+// precision and n$ indexes.
+func FormatString(format string, cs ...Column) Column {
+	return call("format_string", append([]any{format}, columnsAsArgs(cs)...)...)
+}

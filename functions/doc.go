@@ -53,7 +53,7 @@
 //
 // Files by family: strings*.go (lengths, cuts, pads, trims, searches,
 // concat, chr, elt, levenshtein, base64, parse_url, url_encode, overlay,
-// soundex …), regexp.go
+// soundex …), format_string.go (format_string/printf), regexp.go
 // (regexp_extract, regexp_replace, split), regexp_more.go
 // (regexp_extract_all, regexp_count, regexp_substr, regexp_instr), like.go
 // (like/ilike/rlike as functions, sharing kernels.Matcher with the
@@ -85,6 +85,9 @@
 //   - parse_url parses with Go's net/url after refusing what Java's URI
 //     refuses outright (spaces, "<>\^`{|}, bad % escapes); exotic URLs
 //     that only one of the two parsers accepts may differ.
+//   - format_string supports %s %d %x %o %f %e %b %c %% %n (flags, width,
+//     precision, n$ and <); %g, %a, %h and the %t date conversions are
+//     an error when the query is bound.
 //   - from_json takes a schema of top-level INT, BIGINT, DOUBLE, BOOLEAN
 //     and STRING fields only (no nested types, dates or options).
 package functions

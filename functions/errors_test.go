@@ -45,6 +45,9 @@ func TestBindErrors(t *testing.T) {
 		{"from_json", []Arg{s, lit(tString, "a INT, a STRING")}, "field a appears twice"},
 		{"concat_ws", []Arg{s, {Type: arrow.ListOf(tInt)}}, "argument 2 must be a string or an array of strings"},
 		{"lower", []Arg{s, s}, "lower takes 1 argument, got 2"},
+		{"format_string", []Arg{lit(tString, "%g")}, "the conversion %g is not supported"},
+		{"format_string", []Arg{lit(tString, "%-d")}, "the flag - needs a width"},
+		{"format_string", []Arg{lit(tString, "abc %")}, "ends in the middle of a specifier"},
 	} {
 		_, err := Bind(c.name, c.args)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), c.name) {
@@ -79,6 +82,8 @@ func TestRuntimeErrors(t *testing.T) {
 		{"regexp_extract", []Arg{{Type: tString}, lit(tString, "(b)"), {Type: tInt}}, []arrow.Array{s, nil, ints(2, 0)}, "group index 2 is out of range"},
 		{"url_decode", []Arg{lit(tString, "a%2")}, []arrow.Array{nil}, `url_decode: "a%2" has an incomplete escape`},
 		{"url_decode", []Arg{lit(tString, "a%zz")}, []arrow.Array{nil}, `url_decode: "a%zz" has an invalid escape "%zz"`},
+		{"format_string", []Arg{lit(tString, "%d"), {Type: tString}}, []arrow.Array{nil, s}, "format_string: %d cannot format a utf8 value"},
+		{"format_string", []Arg{lit(tString, "%s %s"), {Type: tString}}, []arrow.Array{nil, s}, "format_string: the format wants argument 2; there are 1"},
 		{"unbase64", []Arg{lit(tString, "aGVsbG8=x")}, []arrow.Array{nil}, `unbase64: "aGVsbG8=x" is not Base64`},
 		{"repeat", []Arg{{Type: tString}, lit(tInt, int32(1<<30))}, []arrow.Array{s, nil}, "repeat: the result would be more than"},
 		{"lpad", []Arg{{Type: tString}, lit(tInt, int32(1<<30)), lit(tString, "x")}, []arrow.Array{s, nil, nil}, "lpad/rpad: the result would be more than"},
