@@ -23,7 +23,7 @@ func init() {
 
 // bindFormatString is Spark's format_string(fmt, args…) (printf): Java's
 // Formatter (Locale.US) over the arguments as Spark passes them (a
-// TIMESTAMP as its microseconds, as Spark does). Supported: %s %S %d %x
+// TIMESTAMP as its microseconds and a DATE as its days, as Spark does). Supported: %s %S %d %x
 // %X %o %f %e %E %b %B %c %% %n with the flags - + space 0 , ( # and
 // width, precision, n$ and < argument indexes; other conversions (%g, %a,
 // %t, %h) are an error, as is an argument of the wrong type for its
@@ -34,9 +34,9 @@ func bindFormatString(args []Arg) (Bound, error) {
 	}
 	for i, a := range args[1:] {
 		switch a.Type.ID() {
-		case arrow.STRING, arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.BOOL, arrow.TIMESTAMP, arrow.NULL:
+		case arrow.STRING, arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.BOOL, arrow.TIMESTAMP, arrow.DATE32, arrow.NULL:
 		default:
-			return Bound{}, typeErr(i+1, "a string, number, boolean or timestamp", a.Type)
+			return Bound{}, typeErr(i+1, "a string, number, boolean, date or timestamp", a.Type)
 		}
 	}
 	var lit []fmtSpec
@@ -228,6 +228,8 @@ func appendSpec(dst []byte, sp fmtSpec, a arrow.Array, i int) ([]byte, error) {
 			s = strconv.FormatInt(a.Value(i), 10)
 		case *array.Timestamp:
 			s = strconv.FormatInt(int64(a.Value(i)), 10)
+		case *array.Date32:
+			s = strconv.FormatInt(int64(a.Value(i)), 10)
 		case *array.Float64:
 			s = string(kernels.AppendJavaDouble(nil, a.Value(i), 64))
 		case *array.Boolean:
@@ -257,6 +259,8 @@ func appendSpec(dst []byte, sp fmtSpec, a arrow.Array, i int) ([]byte, error) {
 		bits := 64
 		switch a := a.(type) {
 		case *array.Int32:
+			v, bits = int64(a.Value(i)), 32
+		case *array.Date32:
 			v, bits = int64(a.Value(i)), 32
 		case *array.Int64:
 			v = a.Value(i)

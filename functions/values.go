@@ -102,10 +102,11 @@ func stringArg(mem memory.Allocator, args []Arg, cols []arrow.Array, i, n int) (
 }
 
 // isStringLike reports whether Spark casts t implicitly to a string
-// argument: strings, numbers, booleans and timestamps do; NULL does.
+// argument: strings, numbers, booleans, timestamps and dates do; NULL
+// does.
 func isStringLike(t arrow.DataType) bool {
 	switch t.ID() {
-	case arrow.STRING, arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.BOOL, arrow.TIMESTAMP, arrow.NULL:
+	case arrow.STRING, arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.BOOL, arrow.TIMESTAMP, arrow.DATE32, arrow.NULL:
 		return true
 	}
 	return false
