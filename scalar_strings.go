@@ -198,3 +198,11 @@ func Soundex(c Column) Column { return call("soundex", c) }
 func FormatString(format string, cs ...Column) Column {
 	return call("format_string", append([]any{format}, columnsAsArgs(cs)...)...)
 }
+
+// Encode is the string in charset (utf-8, us-ascii, iso-8859-1, utf-16,
+// utf-16be, utf-16le, utf-32) as bytes (Spark's encode).
+func Encode(c Column, charset string) Column { return call("encode", c, charset) }
+
+// Decode is the text of bytes in charset (Spark's decode): Decode(value,
+// "UTF-8") reads a binary Kafka value as a string.
+func Decode(c Column, charset string) Column { return call("decode", c, charset) }

@@ -28,6 +28,7 @@ func TestStringHashJSONWrappersMatchSQL(t *testing.T) {
 		{millrace.URLDecode(millrace.URLEncode(s)), "url_decode(url_encode(s))"},
 		{millrace.Overlay(s, "__", 2, -1), "overlay(s, '__', 2)"},
 		{millrace.Soundex(s), "soundex(s)"},
+		{millrace.Decode(millrace.Encode(s, "UTF-16LE"), "utf-16le"), "decode(encode(s, 'UTF-16LE'), 'utf-16le')"},
 		{millrace.FormatString("%-8s|%05d|%.2f", s, millrace.Length(s), millrace.Lit(2.345)), "format_string('%-8s|%05d|%.2f', s, length(s), 2.345D)"},
 		{millrace.OctetLength(s), "octet_length(s)"},
 		{millrace.BitLength(s), "bit_length(s)"},

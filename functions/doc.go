@@ -53,7 +53,8 @@
 //
 // Files by family: strings*.go (lengths, cuts, pads, trims, searches,
 // concat, chr, elt, levenshtein, base64, parse_url, url_encode, overlay,
-// soundex …), format_string.go (format_string/printf), regexp.go
+// soundex …), charset.go (encode, decode), format_string.go
+// (format_string/printf), regexp.go
 // (regexp_extract, regexp_replace, split), regexp_more.go
 // (regexp_extract_all, regexp_count, regexp_substr, regexp_instr), like.go
 // (like/ilike/rlike as functions, sharing kernels.Matcher with the

@@ -46,6 +46,7 @@ func TestBindErrors(t *testing.T) {
 		{"concat_ws", []Arg{s, {Type: arrow.ListOf(tInt)}}, "argument 2 must be a string or an array of strings"},
 		{"lower", []Arg{s, s}, "lower takes 1 argument, got 2"},
 		{"format_string", []Arg{lit(tString, "%g")}, "the conversion %g is not supported"},
+		{"decode", []Arg{s, lit(tString, "latin1")}, `the charset "latin1" is not one of iso-8859-1`},
 		{"format_string", []Arg{lit(tString, "%-d")}, "the flag - needs a width"},
 		{"format_string", []Arg{lit(tString, "abc %")}, "ends in the middle of a specifier"},
 	} {
@@ -84,6 +85,9 @@ func TestRuntimeErrors(t *testing.T) {
 		{"url_decode", []Arg{lit(tString, "a%zz")}, []arrow.Array{nil}, `url_decode: "a%zz" has an invalid escape "%zz"`},
 		{"format_string", []Arg{lit(tString, "%d"), {Type: tString}}, []arrow.Array{nil, s}, "format_string: %d cannot format a utf8 value"},
 		{"format_string", []Arg{lit(tString, "%s %s"), {Type: tString}}, []arrow.Array{nil, s}, "format_string: the format wants argument 2; there are 1"},
+		{"decode", []Arg{lit(tString, "\xff"), lit(tString, "UTF-8")}, []arrow.Array{nil, nil}, "decode: a value is not valid in UTF-8"},
+		{"encode", []Arg{lit(tString, "é"), lit(tString, "US-ASCII")}, []arrow.Array{nil, nil}, "encode: a value is not valid in US-ASCII"},
+		{"decode", []Arg{lit(tString, "abc"), {Type: tString}}, []arrow.Array{nil, s}, `decode: the charset "abc" is not one of`},
 		{"unbase64", []Arg{lit(tString, "aGVsbG8=x")}, []arrow.Array{nil}, `unbase64: "aGVsbG8=x" is not Base64`},
 		{"repeat", []Arg{{Type: tString}, lit(tInt, int32(1<<30))}, []arrow.Array{s, nil}, "repeat: the result would be more than"},
 		{"lpad", []Arg{{Type: tString}, lit(tInt, int32(1<<30)), lit(tString, "x")}, []arrow.Array{s, nil, nil}, "lpad/rpad: the result would be more than"},

@@ -21,7 +21,7 @@ var fuzzFuncs = []struct{ name, kinds string }{
 	{"regexp_extract_all", "ssi"}, {"regexp_count", "ss"}, {"regexp_substr", "ss"}, {"regexp_instr", "ss"},
 	{"get_json_object", "ss"}, {"json_array_length", "s"}, {"json_object_keys", "s"}, {"levenshtein", "ss"},
 	{"find_in_set", "ss"}, {"unbase64", "s"}, {"parse_url", "ss"}, {"url_decode", "s"}, {"overlay", "ssii"},
-	{"soundex", "s"}, {"hash", "si"}, {"xxhash64", "si"}, {"elt", "iss"}, {"format_string", "ssi"},
+	{"soundex", "s"}, {"hash", "si"}, {"xxhash64", "si"}, {"elt", "iss"}, {"format_string", "ssi"}, {"encode", "ss"}, {"decode", "ss"},
 }
 
 // FuzzStringFunctions calls every function above with the fuzzer's

@@ -37,7 +37,7 @@ func TestStringHashJSONRelease(t *testing.T) {
 		{"find_in_set", "ss"}, {"base64", "s"}, {"unbase64", "s"},
 		{"regexp_extract_all", "ssi"}, {"regexp_count", "ss"}, {"regexp_substr", "ss"}, {"regexp_instr", "ss"},
 		{"json_array_length", "s"}, {"json_object_keys", "s"}, {"parse_url", "sss"}, {"url_encode", "s"},
-		{"url_decode", "s"}, {"overlay", "ssii"}, {"soundex", "s"}, {"format_string", "ssi"},
+		{"url_decode", "s"}, {"overlay", "ssii"}, {"soundex", "s"}, {"format_string", "ssi"}, {"encode", "ss"}, {"decode", "ss"},
 	} {
 		mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
 		args := make([]Arg, len(c.kinds))
