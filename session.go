@@ -100,6 +100,10 @@ type sqlPlanner struct {
 	ctes []map[string]*Stream
 	// where are the conjuncts of the WHERE of the SELECT being planned.
 	where []*whereConj
+	// nullSide is set while planning a side of an outer join whose
+	// unmatched rows come out null-extended: WHERE, applied after that
+	// join, must not move into an inner join below it.
+	nullSide bool
 }
 
 func (pl *sqlPlanner) view(t *sql.Table) (*Stream, error) {
@@ -167,9 +171,9 @@ func (pl *sqlPlanner) query(q sql.Query) (*Stream, error) {
 }
 
 func (pl *sqlPlanner) selectStmt(q *sql.Select) (*Stream, error) {
-	outer, outerWhere := pl.sel, pl.where
-	defer func() { pl.sel, pl.where = outer, outerWhere }()
-	pl.sel, pl.where = q, nil
+	outer, outerWhere, outerNull := pl.sel, pl.where, pl.nullSide
+	defer func() { pl.sel, pl.where, pl.nullSide = outer, outerWhere, outerNull }()
+	pl.sel, pl.where, pl.nullSide = q, nil, false
 	if q.Where != nil {
 		// WHERE's conjuncts, which a cross join in FROM may take as its
 		// condition (session_join.go).

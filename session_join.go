@@ -95,11 +95,16 @@ func (pl *sqlPlanner) from(f sql.From) (*relation, error) {
 // (equi-keys, a time range) and exec's rules (watermarks for outer joins,
 // which side may be static) apply as to the builder's joins.
 func (pl *sqlPlanner) join(j *sql.Join) (*relation, error) {
+	outerNull := pl.nullSide
+	pl.nullSide = outerNull || j.How == RightOuter || j.How == FullOuter
 	left, err := pl.from(j.Left)
+	pl.nullSide = outerNull
 	if err != nil {
 		return nil, err
 	}
+	pl.nullSide = outerNull || j.How == LeftOuter || j.How == FullOuter
 	right, err := pl.from(j.Right)
+	pl.nullSide = outerNull
 	if err != nil {
 		return nil, err
 	}
@@ -120,11 +125,16 @@ func (pl *sqlPlanner) join(j *sql.Join) (*relation, error) {
 	var condPos []int
 	var using []relCol // the joined view's columns of USING, in USING's order
 	cross := j.On == nil && len(j.Using) == 0
-	if cross {
-		// A cross join takes the WHERE conjuncts that compare its two
-		// sides as its condition, as Spark's optimizer does: a filter
-		// after an inner join is a condition of it.
-		conds, condPos = pl.crossConditions(both, left.s, right.s)
+	if how == Inner && !pl.nullSide {
+		// An inner join takes the WHERE conjuncts over its two sides as
+		// conditions, as Spark's optimizer does (a filter after an inner
+		// join is a condition of it): those comparing the sides join on
+		// them (a cross join's keys), those reading one side filter it
+		// before the join, so that the join keeps only rows that can
+		// produce output in its state (PushPredicateThroughJoin). Not
+		// below the null-extended side of an outer join, where WHERE
+		// also removes the null-extended rows.
+		conds, condPos = pl.crossConditions(both, left.s, right.s, true)
 	}
 	if j.On != nil {
 		res := &resolver{pl: pl, rel: both, sel: pl.sel}

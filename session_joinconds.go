@@ -58,9 +58,10 @@ type whereConj struct {
 	used bool
 }
 
-// crossConditions returns the WHERE conjuncts that resolve over the cross
-// join of left and right (rel) and read both, marking them used.
-func (pl *sqlPlanner) crossConditions(rel *relation, left, right *Stream) (conds []plan.Expr, pos []int) {
+// crossConditions returns the WHERE conjuncts that resolve over the join
+// of left and right (rel) and read both (or, with oneSide, at least one),
+// marking them used.
+func (pl *sqlPlanner) crossConditions(rel *relation, left, right *Stream, oneSide bool) (conds []plan.Expr, pos []int) {
 	for _, w := range pl.where {
 		if w.used {
 			continue
@@ -70,7 +71,8 @@ func (pl *sqlPlanner) crossConditions(rel *relation, left, right *Stream) (conds
 		if err != nil || hasAgg(e) {
 			continue // for WHERE to report, or a name of another view
 		}
-		if reads(e, left) && reads(e, right) {
+		inL, inR := reads(e, left), reads(e, right)
+		if (inL && inR) || (oneSide && (inL || inR)) {
 			w.used = true
 			conds = append(conds, e)
 			pos = append(pos, pl.sel.WherePos)

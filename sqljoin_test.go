@@ -603,3 +603,32 @@ func TestSQLJoinWithWatermarkClauses(t *testing.T) {
 		t.Fatal(d)
 	}
 }
+
+// TestSQLWherePushedIntoInnerJoin checks that WHERE conjuncts reading one
+// side of an inner join filter that side before the join (Spark's
+// PushPredicateThroughJoin), so that the join keeps only rows that can
+// produce output, and that the rows are those of the filter after the
+// join.
+func TestSQLWherePushedIntoInnerJoin(t *testing.T) {
+	pushed := sqlOver(t, "SELECT c.adId, c.clickTime, a.campaign FROM clicks c JOIN ads a ON c.adId = a.adId WHERE a.campaign = 'campaign-A' AND c.adId % 2 = 0")
+	var ex string
+	got := adRun(t, func(imps, clicks *millrace.Stream, ads *memsrc.Table) *millrace.Stream {
+		s := pushed(imps, clicks, ads)
+		ex = s.Explain()
+		return s
+	}, millrace.Append)
+	join := strings.Index(ex, "Join")
+	if join < 0 || strings.Count(ex[join:], "Filter") != 2 || strings.Contains(ex[:join], "Filter") {
+		t.Fatalf("the WHERE conjuncts should filter each side below the join:\n%s", ex)
+	}
+	joined := sqlOver(t, "SELECT c.adId, c.clickTime, a.campaign FROM clicks c JOIN ads a ON c.adId = a.adId")
+	want := adRun(t, func(imps, clicks *millrace.Stream, ads *memsrc.Table) *millrace.Stream {
+		return joined(imps, clicks, ads).Filter(millrace.Col("campaign").Eq("campaign-A").And(millrace.Col("adId").Mod(2).Eq(0)))
+	}, millrace.Append)
+	if len(want) == 0 {
+		t.Fatal("no rows: the comparison checks nothing")
+	}
+	if d := testutil.Diff(got, want); d != "" {
+		t.Fatal(d)
+	}
+}
