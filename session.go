@@ -85,6 +85,9 @@ func (se *Session) SQL(ctx context.Context, text string) (*Stream, error) {
 	if s.err != nil {
 		return nil, fmt.Errorf("sql: %w", s.err)
 	}
+	if s, err = pruned(s); err != nil {
+		return nil, fmt.Errorf("sql: %w", err)
+	}
 	return s, nil
 }
 

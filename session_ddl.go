@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/millrace/millrace/plan"
 	"sort"
 	"strings"
 
@@ -154,7 +155,17 @@ func (se *Session) planQuery(text string, q sql.Query) (*Stream, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
-	return s, nil
+	return pruned(s)
+}
+
+// pruned is s computing only the columns it outputs or reads
+// (plan.PruneColumns), as every SQL query is planned.
+func pruned(s *Stream) (*Stream, error) {
+	n, err := plan.PruneColumns(s.node)
+	if err != nil {
+		return nil, fmt.Errorf("column pruning: %w", err)
+	}
+	return &Stream{node: n}, nil
 }
 
 func (se *Session) createTable(text string, st *sql.CreateTable) (*Result, error) {

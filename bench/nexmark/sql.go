@@ -31,6 +31,30 @@ var sqlText = map[string]string{
 	"q0": `SELECT auction, bidder, price, dateTime, extra FROM bid`,
 	"q1": `SELECT auction, bidder, 0.908 * price AS price, dateTime, extra FROM bid`,
 	"q2": `SELECT auction, price FROM bid WHERE auction % 123 = 0`,
+	"q3": `SELECT P.name, P.city, P.state, A.id
+FROM auction AS A INNER JOIN person AS P ON A.seller = P.id
+WHERE A.category = 10 AND P.state IN ('OR', 'ID', 'CA')`,
+	"q5": `WITH counts AS (
+  SELECT auction, count(*) AS num, window
+  FROM bid WATERMARK dateTime DELAY OF INTERVAL 4 SECONDS
+  GROUP BY window(dateTime, '10 seconds', '2 seconds'), auction)
+SELECT AuctionBids.auction, AuctionBids.num, AuctionBids.window
+FROM counts AS AuctionBids
+JOIN (SELECT window AS max_window, max(num) AS max_num FROM counts GROUP BY window) AS MaxBids
+ON AuctionBids.window = MaxBids.max_window AND AuctionBids.num = MaxBids.max_num`,
+	"q7": `SELECT B.auction, B.price, B.bidder, B.dateTime, B.extra
+FROM (SELECT auction, price, bidder, dateTime, extra, window(dateTime, '10 seconds') AS window
+      FROM bid WATERMARK dateTime DELAY OF INTERVAL 4 SECONDS) AS B
+JOIN (SELECT window AS max_window, max(price) AS max_price
+      FROM bid WATERMARK dateTime DELAY OF INTERVAL 4 SECONDS
+      GROUP BY window(dateTime, '10 seconds')) AS B1
+ON B.window = B1.max_window AND B.price = B1.max_price`,
+	"q8": `SELECT P.id, P.name, P.window
+FROM (SELECT id, name, window FROM person WATERMARK dateTime DELAY OF INTERVAL 4 SECONDS
+      GROUP BY window(dateTime, '10 seconds'), id, name) AS P
+JOIN (SELECT seller, window AS a_window FROM auction WATERMARK dateTime DELAY OF INTERVAL 4 SECONDS
+      GROUP BY window(dateTime, '10 seconds'), seller) AS A
+ON P.id = A.seller AND P.window = A.a_window`,
 	"q11": `SELECT bidder, count(*) AS bid_count, session_window
 FROM bid WATERMARK dateTime DELAY OF INTERVAL 4 SECONDS
 GROUP BY session_window(dateTime, '10 seconds'), bidder`,

@@ -3,11 +3,18 @@ package nexmark
 import (
 	"context"
 	"testing"
+
+	"github.com/millrace/millrace/plan"
 )
 
 // planDiffers names the queries whose SQL plans differently from the API
 // version (same results), and why.
-var planDiffers = map[string]string{}
+var planDiffers = map[string]string{
+	"q3": "the person filter runs after the projection that renames id (both stateless, same columns into the join)",
+	"q5": "the select lists add projections (renames and reorders of columns, no copies) around the same aggregations and join",
+	"q7": "the window key is renamed by a projection after the aggregation instead of inside it",
+	"q8": "the select lists add projections (renames, no copies) around the same aggregations and join",
+}
 
 // TestSQLMatchesAPI runs every query that has SQL text from that text and
 // compares its rows and checksum with the Go API version's (which
@@ -32,9 +39,14 @@ func TestSQLMatchesAPI(t *testing.T) {
 				t.Fatalf("schema from SQL:\n%s\nfrom the API:\n%s", got, want)
 			}
 			// The same plan, operator for operator, is why planning from
-			// SQL costs no throughput.
+			// SQL costs no throughput. SQL prunes columns
+			// (plan.PruneColumns); so is the API plan compared.
+			api, err := plan.PruneColumns(q.Build(g).Plan())
+			if err != nil {
+				t.Fatal(err)
+			}
 			if why, differs := planDiffers[q.Name]; !differs {
-				if got, want := s.Explain(), q.Build(g).Explain(); got != want {
+				if got, want := s.Explain(), plan.Explain(api); got != want {
 					t.Fatalf("plan from SQL:\n%s\nfrom the API:\n%s", got, want)
 				}
 			} else {
