@@ -79,8 +79,12 @@ var Queries = []Query{
 	{Name: "q5", Description: "hot items: auctions with the most bids per 10 s window sliding by 2 s", Build: func(g *Generator) *millrace.Stream { return Q5(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ5, Inputs: []Kind{Bids}, Rate: ChainedRate},
 	{Name: "q7", Description: "highest bid per 10 s tumbling window", Build: func(g *Generator) *millrace.Stream { return Q7(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ7, Inputs: []Kind{Bids}, Rate: ChainedRate},
 	{Name: "q8", Description: "new users: persons who opened an auction in the 10 s window they joined", Build: func(g *Generator) *millrace.Stream { return Q8(g.Source(Persons), g.Source(Auctions)) }, Mode: millrace.Append, Oracle: OracleQ8, Inputs: []Kind{Persons, Auctions}, Rate: ChainedRate},
+	{Name: "q10", Description: "bids with their day and hour:minute (date_format), for a partitioned log", Build: func(g *Generator) *millrace.Stream { return Q10(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ10, Inputs: []Kind{Bids}},
 	{Name: "q11", Description: "bids per bidder per session (10 s gap)", Build: func(g *Generator) *millrace.Stream { return Q11(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ11, Inputs: []Kind{Bids}, Rate: ChainedRate},
 	{Name: "q12", Description: "bids per bidder in 10 s processing-time windows", Build: func(g *Generator) *millrace.Stream { return Q12(g.Source(Bids)) }, Mode: millrace.Update, Oracle: OracleQ12, Inputs: []Kind{Bids}, ProcessingTime: true},
+	{Name: "q14", Description: "bids of 1M–50M euros with their time of day and the count of 'c' in extra", Build: func(g *Generator) *millrace.Stream { return Q14(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ14, Inputs: []Kind{Bids}},
+	{Name: "q21", Description: "bids with a channel id (fixed for hot channels, else regexp_extract of the url)", Build: func(g *Generator) *millrace.Stream { return Q21(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ21, Inputs: []Kind{Bids}},
+	{Name: "q22", Description: "bids with the first three directories of their url (split_part)", Build: func(g *Generator) *millrace.Stream { return Q22(g.Source(Bids)) }, Mode: millrace.Append, Oracle: OracleQ22, Inputs: []Kind{Bids}},
 }
 
 // Lookup returns the query called name.

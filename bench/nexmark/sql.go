@@ -25,6 +25,12 @@ import (
 //   - q3, q4, q5, q7, q8 rename columns where the API version does, so that
 //     the outputs (and their checksums) are the same.
 //   - q12's PROCTIME() is current_timestamp(), the batch's time.
+//   - q14's count_char(extra, 'c') UDF is length(extra) −
+//     length(replace(extra, 'c', '')).
+//   - q21's REGEXP_EXTRACT gives "" (Spark), not null (Flink), without a
+//     match, so its filter keeps every bid.
+//   - q22's SPLIT_INDEX(url, '/', 3…5) (0-based, Flink) is Spark's
+//     split_part(url, '/', 4…6) (1-based; "" instead of null past the end).
 
 // sqlText is each query's SQL text.
 var sqlText = map[string]string{
@@ -55,6 +61,28 @@ FROM (SELECT id, name, window FROM person WATERMARK dateTime DELAY OF INTERVAL 4
 JOIN (SELECT seller, window AS a_window FROM auction WATERMARK dateTime DELAY OF INTERVAL 4 SECONDS
       GROUP BY window(dateTime, '10 seconds'), seller) AS A
 ON P.id = A.seller AND P.window = A.a_window`,
+	"q10": `SELECT auction, bidder, price, dateTime, extra,
+  date_format(dateTime, 'yyyy-MM-dd') AS dt, date_format(dateTime, 'HH:mm') AS hm
+FROM bid`,
+	"q14": `SELECT auction, bidder, 0.908 * price AS price,
+  CASE WHEN hour(dateTime) >= 8 AND hour(dateTime) <= 18 THEN 'dayTime'
+       WHEN hour(dateTime) <= 6 OR hour(dateTime) >= 20 THEN 'nightTime'
+       ELSE 'otherTime' END AS bidTimeType,
+  dateTime, extra, length(extra) - length(replace(extra, 'c', '')) AS c_counts
+FROM bid
+WHERE 0.908 * price > 1000000 AND 0.908 * price < 50000000`,
+	"q21": `SELECT auction, bidder, price, channel,
+  CASE WHEN lower(channel) = 'apple' THEN '0'
+       WHEN lower(channel) = 'google' THEN '1'
+       WHEN lower(channel) = 'facebook' THEN '2'
+       WHEN lower(channel) = 'baidu' THEN '3'
+       ELSE regexp_extract(url, '(&|^)channel_id=([^&]*)', 2) END AS channel_id
+FROM bid
+WHERE regexp_extract(url, '(&|^)channel_id=([^&]*)', 2) IS NOT NULL
+   OR lower(channel) IN ('apple', 'google', 'facebook', 'baidu')`,
+	"q22": `SELECT auction, bidder, price, channel,
+  split_part(url, '/', 4) AS dir1, split_part(url, '/', 5) AS dir2, split_part(url, '/', 6) AS dir3
+FROM bid`,
 	"q11": `SELECT bidder, count(*) AS bid_count, session_window
 FROM bid WATERMARK dateTime DELAY OF INTERVAL 4 SECONDS
 GROUP BY session_window(dateTime, '10 seconds'), bidder`,
