@@ -28,7 +28,7 @@ func Q10(bids sources.Source) *millrace.Stream {
 // Q14 is the suite's "calculation": bids whose price in euros is between
 // 1M and 50M, with the time of day of the bid (day, night or other by its
 // hour) and the number of 'c' in extra (the suite's count_char UDF, as
-// length(extra) − length(replace(extra, 'c', ''))). Output columns:
+// length(extra) − length(replace(extra, 'c', ”))). Output columns:
 // auction, bidder, price (euros, double), bidTimeType, dateTime, extra,
 // c_counts.
 func Q14(bids sources.Source) *millrace.Stream {
