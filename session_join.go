@@ -126,15 +126,17 @@ func (pl *sqlPlanner) join(j *sql.Join) (*relation, error) {
 	var using []relCol // the joined view's columns of USING, in USING's order
 	cross := j.On == nil && len(j.Using) == 0
 	if how == Inner && !pl.nullSide {
-		// An inner join takes the WHERE conjuncts over its two sides as
-		// conditions, as Spark's optimizer does (a filter after an inner
-		// join is a condition of it): those comparing the sides join on
-		// them (a cross join's keys), those reading one side filter it
-		// before the join, so that the join keeps only rows that can
-		// produce output in its state (PushPredicateThroughJoin). Not
-		// below the null-extended side of an outer join, where WHERE
-		// also removes the null-extended rows.
-		conds, condPos = pl.crossConditions(both, left.s, right.s, true)
+		// An inner join takes WHERE conjuncts as conditions, as Spark's
+		// optimizer does (a filter after an inner join is a condition
+		// of it): those reading one side filter it before the join, so
+		// that the join keeps only rows that can produce output in its
+		// state (PushPredicateThroughJoin), and a cross join's keys are
+		// the conjuncts comparing its sides. A join with ON or USING
+		// leaves those to a filter after it (Spark's residual
+		// condition; the engine joins on equalities and one time
+		// range). Not below the null-extended side of an outer join,
+		// where WHERE also removes the null-extended rows.
+		conds, condPos = pl.crossConditions(both, left.s, right.s, true, cross)
 	}
 	if j.On != nil {
 		res := &resolver{pl: pl, rel: both, sel: pl.sel}

@@ -59,9 +59,9 @@ type whereConj struct {
 }
 
 // crossConditions returns the WHERE conjuncts that resolve over the join
-// of left and right (rel) and read both (or, with oneSide, at least one),
-// marking them used.
-func (pl *sqlPlanner) crossConditions(rel *relation, left, right *Stream, oneSide bool) (conds []plan.Expr, pos []int) {
+// of left and right (rel) and read one side (with oneSide) or, with
+// bothSides, both, marking them used.
+func (pl *sqlPlanner) crossConditions(rel *relation, left, right *Stream, oneSide, bothSides bool) (conds []plan.Expr, pos []int) {
 	for _, w := range pl.where {
 		if w.used {
 			continue
@@ -72,7 +72,7 @@ func (pl *sqlPlanner) crossConditions(rel *relation, left, right *Stream, oneSid
 			continue // for WHERE to report, or a name of another view
 		}
 		inL, inR := reads(e, left), reads(e, right)
-		if (inL && inR) || (oneSide && (inL || inR)) {
+		if (bothSides && inL && inR) || (oneSide && inL != inR) {
 			w.used = true
 			conds = append(conds, e)
 			pos = append(pos, pl.sel.WherePos)
