@@ -15,15 +15,28 @@ var supported = []string{"approx_count_distinct", "avg", "cast", "collect_list",
 	"first", "first_value", "last", "last_value", "max", "mean", "min", "now", "session_window", "sum", "window"}
 
 // sparkFunctions are Spark functions that Millrace does not have yet: a
-// call names them as unsupported rather than unknown.
-var sparkFunctions = strings.Fields(`abs acos array asin atan ceil ceiling coalesce
-concat concat_ws cos date_add date_format date_sub date_trunc datediff day dayofmonth dayofweek
-exp floor from_json from_unixtime get_json_object greatest hash hour if ifnull initcap instr
-least length lower lpad ltrim md5 minute mod month nullif nvl pow power regexp_extract
-regexp_replace replace round rpad rtrim second sha1 sha2 sign split sqrt startswith struct substr
-substring to_date to_json to_timestamp trim try_cast unix_timestamp upper xxhash64 year`)
+// call names them as unsupported rather than unknown. Any that package
+// functions registers is dropped from the list (init).
+var sparkFunctions = strings.Fields(`aggregate any array array_contains array_distinct array_join
+array_max array_min array_position array_remove array_sort arrays_zip bool_and bool_or corr count_if
+covar_pop covar_samp date_part element_at every exists explode explode_outer extract filter flatten
+forall from_csv inline input_file_name json_tuple kurtosis map map_keys map_values max_by
+median min_by mode monotonically_increasing_id months_between named_struct next_day percentile
+percentile_approx posexplode rand randn schema_of_json sequence shuffle size skewness slice
+sort_array stddev stddev_pop stddev_samp struct timestampadd timestampdiff to_csv to_json transform
+try_add try_cast try_divide try_to_timestamp typeof uuid var_pop var_samp variance window_time
+zip_with`)
 
-func init() { sort.Strings(sparkFunctions) }
+func init() {
+	kept := sparkFunctions[:0]
+	for _, n := range sparkFunctions {
+		if _, ok := functions.Lookup(n); !ok {
+			kept = append(kept, n)
+		}
+	}
+	sparkFunctions = kept
+	sort.Strings(sparkFunctions)
+}
 
 // call parses name(args…) and maps it onto plan.
 func (p *parser) call() (plan.Expr, error) {
