@@ -61,7 +61,7 @@ func SparkMurmur3(a arrow.Array, h []uint32) error {
 	case *array.Float64:
 		for i, v := range a.Values() {
 			if a.IsValid(i) {
-				h[i] = murmur3Long(sparkDoubleBits(v), h[i])
+				h[i] = murmur3Long(SparkDoubleBits(v), h[i])
 			}
 		}
 	case *array.String:
@@ -123,7 +123,7 @@ func murmur3Value(a arrow.Array, i int, h uint32) (uint32, error) {
 	case *array.Timestamp:
 		return murmur3Long(uint64(a.Value(i)), h), nil
 	case *array.Float64:
-		return murmur3Long(sparkDoubleBits(a.Value(i)), h), nil
+		return murmur3Long(SparkDoubleBits(a.Value(i)), h), nil
 	case *array.String:
 		return murmur3Bytes(a.Value(i), h), nil
 	case *array.Binary:
@@ -168,7 +168,7 @@ func SparkXXHash64(a arrow.Array, h []uint64) error {
 	case *array.Float64:
 		for i, v := range a.Values() {
 			if a.IsValid(i) {
-				h[i] = XXH64Long(int64(sparkDoubleBits(v)), h[i])
+				h[i] = XXH64Long(int64(SparkDoubleBits(v)), h[i])
 			}
 		}
 	case *array.String:
@@ -235,7 +235,7 @@ func xxhash64Value(a arrow.Array, i int, h uint64) (uint64, error) {
 	case *array.Timestamp:
 		return XXH64Long(int64(a.Value(i)), h), nil
 	case *array.Float64:
-		return XXH64Long(int64(sparkDoubleBits(a.Value(i))), h), nil
+		return XXH64Long(int64(SparkDoubleBits(a.Value(i))), h), nil
 	case *array.String:
 		return xxSeeded(a.Value(i), h), nil
 	case *array.Binary:
@@ -252,9 +252,9 @@ func xxSeeded(s string, seed uint64) uint64 {
 	return d.Sum64()
 }
 
-// sparkDoubleBits is Java's doubleToLongBits of f with -0.0 as 0.0, as
+// SparkDoubleBits is Java's doubleToLongBits of f with -0.0 as 0.0, as
 // Spark hashes a double.
-func sparkDoubleBits(f float64) uint64 {
+func SparkDoubleBits(f float64) uint64 {
 	if f == 0 {
 		return 0
 	}

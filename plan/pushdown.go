@@ -126,32 +126,8 @@ func substitute(e Expr, p *Project) (Expr, bool) {
 				return e
 			}
 			return src
-		case Binary:
-			return Binary{Op: e.Op, L: rewrite(e.L), R: rewrite(e.R)}
-		case Not:
-			return Not{E: rewrite(e.E)}
-		case Neg:
-			return Neg{E: rewrite(e.E)}
-		case IsNull:
-			return IsNull{E: rewrite(e.E), Negated: e.Negated}
-		case Cast:
-			return Cast{E: rewrite(e.E), To: e.To}
-		case GetField:
-			return GetField{E: rewrite(e.E), Name: e.Name}
-		case Like:
-			return Like{E: rewrite(e.E), Pattern: e.Pattern, Escape: e.Escape, Kind: e.Kind}
-		case Case:
-			out := Case{Cond: rewrite(e.Cond), Then: rewrite(e.Then)}
-			if e.Else != nil {
-				out.Else = rewrite(e.Else)
-			}
-			return out
-		case Call:
-			args := make([]Expr, len(e.Args))
-			for i, a := range e.Args {
-				args[i] = rewrite(a)
-			}
-			return Call{Name: e.Name, Args: args}
+		case Binary, Not, Neg, IsNull, Cast, GetField, Like, Case, Call:
+			return MapChildren(e, rewrite)
 		case Literal:
 			return e
 		}

@@ -89,18 +89,30 @@ def record(spark, path):
         f.write("\n")
 
 
-def main():
-    paths = sys.argv[1:] or sorted(
-        os.path.join(HERE, "cases", n) for n in os.listdir(os.path.join(HERE, "cases"))
+def case_paths(subdir, args):
+    """The case files named on the command line, or all of subdir's."""
+    return args or sorted(
+        os.path.join(HERE, subdir, n) for n in os.listdir(os.path.join(HERE, subdir))
         if n.endswith(".json") and not n.endswith(".golden.json"))
-    spark = (SparkSession.builder.master("local[1]").appName("millrace-functions")
-             .config("spark.sql.session.timeZone", "UTC")
-             .config("spark.sql.ansi.enabled", "false")
-             .config("spark.ui.enabled", "false")
-             .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC -XX:TieredStopAtLevel=1")
-             .getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
-    for p in paths:
+
+
+def session(app, **conf):
+    """A local[1] Spark session in UTC, non-ANSI, no UI, plus conf."""
+    b = (SparkSession.builder.master("local[1]").appName(app)
+         .config("spark.sql.session.timeZone", "UTC")
+         .config("spark.sql.ansi.enabled", "false")
+         .config("spark.ui.enabled", "false")
+         .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC -XX:TieredStopAtLevel=1"))
+    for k, v in conf.items():
+        b = b.config(k, v)
+    spark = b.getOrCreate()
+    spark.sparkContext.setLogLevel("OFF")
+    return spark
+
+
+def main():
+    spark = session("millrace-functions")
+    for p in case_paths("cases", sys.argv[1:]):
         record(spark, p)
     spark.stop()
 

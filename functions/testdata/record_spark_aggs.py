@@ -21,9 +21,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from record_spark import TYPES, encode, parse_input  # noqa: E402
+from record_spark import TYPES, case_paths, encode, parse_input, session  # noqa: E402
 
-from pyspark.sql import SparkSession  # noqa: E402
 from pyspark.sql.types import StructField, StructType  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -73,19 +72,8 @@ def record(spark, path):
 
 
 def main():
-    paths = sys.argv[1:] or sorted(
-        os.path.join(HERE, "aggs", n) for n in os.listdir(os.path.join(HERE, "aggs"))
-        if n.endswith(".json") and not n.endswith(".golden.json"))
-    spark = (SparkSession.builder.master("local[1]").appName("millrace-aggregates")
-             .config("spark.sql.session.timeZone", "UTC")
-             .config("spark.sql.ansi.enabled", "false")
-             .config("spark.sql.shuffle.partitions", "1")
-             .config("spark.driver.memory", "3g")
-             .config("spark.ui.enabled", "false")
-             .config("spark.driver.extraJavaOptions", "-Duser.timezone=UTC -XX:TieredStopAtLevel=1")
-             .getOrCreate())
-    spark.sparkContext.setLogLevel("OFF")
-    for p in paths:
+    spark = session("millrace-aggregates", **{"spark.sql.shuffle.partitions": "1", "spark.driver.memory": "3g"})
+    for p in case_paths("aggs", sys.argv[1:]):
         record(spark, p)
     spark.stop()
 
