@@ -25,10 +25,18 @@ import (
 //   - q3, q4, q5, q7, q8 rename columns where the API version does, so that
 //     the outputs (and their checksums) are the same.
 //   - q12's PROCTIME() is current_timestamp(), the batch's time.
+//   - q13's side input is the static view side_input (Generator.SideInput,
+//     10,000 rows drawn from the seed, not the suite's file) and its lookup
+//     join FOR SYSTEM_TIME AS OF PROCTIME() is a plain stream-static JOIN
+//     (Spark's; the table never changes); the suite's customTime is the
+//     bid's dateTime and mod(a, b) is a % b.
 //   - q14's count_char(extra, 'c') UDF is length(extra) −
 //     length(replace(extra, 'c', '')).
 //   - q21's REGEXP_EXTRACT gives "" (Spark), not null (Flink), without a
 //     match, so its filter keeps every bid.
+//   - q20 names the bid's and the auction's dateTime and extra as the
+//     suite's sink does (bid_dateTime, bid_extra, auction_dateTime,
+//     auction_extra), with AS in the select list.
 //   - q22's SPLIT_INDEX(url, '/', 3…5) (0-based, Flink) is Spark's
 //     split_part(url, '/', 4…6) (1-based; "" instead of null past the end).
 
@@ -71,6 +79,13 @@ FROM bid`,
   dateTime, extra, length(extra) - length(replace(extra, 'c', '')) AS c_counts
 FROM bid
 WHERE 0.908 * price > 1000000 AND 0.908 * price < 50000000`,
+	"q13": `SELECT B.auction, B.bidder, B.price, B.dateTime, S.value
+FROM bid AS B JOIN side_input AS S ON B.auction % 10000 = S.key`,
+	"q20": `SELECT auction, bidder, price, channel, url, B.dateTime AS bid_dateTime, B.extra AS bid_extra,
+  itemName, description, initialBid, reserve, A.dateTime AS auction_dateTime, expires, seller, category,
+  A.extra AS auction_extra
+FROM bid AS B INNER JOIN auction AS A ON B.auction = A.id
+WHERE A.category = 10`,
 	"q21": `SELECT auction, bidder, price, channel,
   CASE WHEN lower(channel) = 'apple' THEN '0'
        WHEN lower(channel) = 'google' THEN '1'
@@ -102,12 +117,13 @@ func SQL(name string) (string, bool) {
 }
 
 // Session returns a SQL session over g's events: the views bid, auction
-// and person.
+// and person, and the static table side_input (q13's, Generator.SideInput).
 func (g *Generator) Session() *millrace.Session {
 	se := millrace.NewSession()
 	se.CreateTempView("bid", millrace.ReadStream(g.Source(Bids)))
 	se.CreateTempView("auction", millrace.ReadStream(g.Source(Auctions)))
 	se.CreateTempView("person", millrace.ReadStream(g.Source(Persons)))
+	se.CreateTempView("side_input", millrace.ReadTable(g.SideInput()))
 	return se
 }
 
