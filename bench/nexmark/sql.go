@@ -34,6 +34,13 @@ import (
 //     length(replace(extra, 'c', '')).
 //   - q21's REGEXP_EXTRACT gives "" (Spark), not null (Flink), without a
 //     match, so its filter keeps every bid.
+//   - q15–q17's FILTER (WHERE cond) after count(*) and count(DISTINCT x)
+//     is count(CASE WHEN cond THEN 1 END) and count(DISTINCT CASE WHEN
+//     cond THEN x END) (the parser has no FILTER clause; both skip the
+//     rows the condition rejects). q15's customTime is dateTime. q17's
+//     avg_price is a DOUBLE (Spark's avg), BIGINT in the suite. They run
+//     in Complete mode. Spark refuses count(DISTINCT) on a stream;
+//     Millrace counts it exactly (q15, q16).
 //   - q20 names the bid's and the auction's dateTime and extra as the
 //     suite's sink does (bid_dateTime, bid_extra, auction_dateTime,
 //     auction_extra), with AS in the select list.
@@ -81,6 +88,35 @@ FROM bid
 WHERE 0.908 * price > 1000000 AND 0.908 * price < 50000000`,
 	"q13": `SELECT B.auction, B.bidder, B.price, B.dateTime, S.value
 FROM bid AS B JOIN side_input AS S ON B.auction % 10000 = S.key`,
+	"q15": `SELECT
+  date_format(dateTime, 'yyyy-MM-dd') AS ` + "`day`" + `,
+  count(*) AS total_bids,
+  count(CASE WHEN price < 10000 THEN 1 END) AS rank1_bids,
+  count(CASE WHEN price >= 10000 AND price < 1000000 THEN 1 END) AS rank2_bids,
+  count(CASE WHEN price >= 1000000 THEN 1 END) AS rank3_bids,
+  count(DISTINCT bidder) AS total_bidders,
+  count(DISTINCT CASE WHEN price < 10000 THEN bidder END) AS rank1_bidders,
+  count(DISTINCT CASE WHEN price >= 10000 AND price < 1000000 THEN bidder END) AS rank2_bidders,
+  count(DISTINCT CASE WHEN price >= 1000000 THEN bidder END) AS rank3_bidders,
+  count(DISTINCT auction) AS total_auctions,
+  count(DISTINCT CASE WHEN price < 10000 THEN auction END) AS rank1_auctions,
+  count(DISTINCT CASE WHEN price >= 10000 AND price < 1000000 THEN auction END) AS rank2_auctions,
+  count(DISTINCT CASE WHEN price >= 1000000 THEN auction END) AS rank3_auctions
+FROM bid
+GROUP BY date_format(dateTime, 'yyyy-MM-dd')`,
+	"q17": `SELECT
+  auction,
+  date_format(dateTime, 'yyyy-MM-dd') AS ` + "`day`" + `,
+  count(*) AS total_bids,
+  count(CASE WHEN price < 10000 THEN 1 END) AS rank1_bids,
+  count(CASE WHEN price >= 10000 AND price < 1000000 THEN 1 END) AS rank2_bids,
+  count(CASE WHEN price >= 1000000 THEN 1 END) AS rank3_bids,
+  min(price) AS min_price,
+  max(price) AS max_price,
+  avg(price) AS avg_price,
+  sum(price) AS sum_price
+FROM bid
+GROUP BY auction, date_format(dateTime, 'yyyy-MM-dd')`,
 	"q20": `SELECT auction, bidder, price, channel, url, B.dateTime AS bid_dateTime, B.extra AS bid_extra,
   itemName, description, initialBid, reserve, A.dateTime AS auction_dateTime, expires, seller, category,
   A.extra AS auction_extra
