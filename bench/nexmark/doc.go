@@ -98,6 +98,17 @@
 // lengths scale with the rate, so auctions close at any rate; ~93 % of
 // them have a bid in their range).
 //
+// The suite's later queries (queries_extra.go, queries_enrich.go,
+// queries_stats.go; not q18, q19, see queries_extra.go): q10, q14, q21
+// and q22 are stateless maps of the bids with the function library; q13
+// joins the bids with a static side input (Generator.SideInput, 10,000
+// rows drawn from the seed; the SQL view side_input), a stream-static
+// join; q20 joins the bids with the auctions of category 10, a
+// stream-stream inner join without a time range (state for the whole
+// run, as q3); q15, q16 and q17 are per-day statistics (counts per price
+// rank, count distinct, min/max/avg/sum) over all bids, without a window,
+// in Complete mode, whose last table Run reads.
+//
 // Window columns are structs, whose values sinks/blackhole does not read;
 // Run's sink flattens them (flatsink.go) so that the checksum covers the
 // windows' bounds.
@@ -109,6 +120,8 @@
 //	millrace bench nexmark --query q0,q1,q2 --events 10000000
 //
 // Read next: queries.go (the queries), queries_join.go (q3),
-// queries_chain.go (q5, q7, q8), queries_q4.go (q4), source.go (the Millrace source),
+// queries_chain.go (q5, q7, q8), queries_q4.go (q4), queries_extra.go,
+// queries_enrich.go and queries_stats.go (q10, q13–q17, q20–q22), sql.go
+// (the SQL text), source.go (the Millrace source),
 // generate.go (the columnar fill).
 package nexmark

@@ -70,6 +70,11 @@ func rankFields() []arrow.Field {
 
 var (
 	q15Schema = arrow.NewSchema(append([]arrow.Field{{Name: "day", Type: arrow.BinaryTypes.String}}, rankFields()...), nil)
+	q16Schema = arrow.NewSchema(append([]arrow.Field{
+		{Name: "channel", Type: arrow.BinaryTypes.String},
+		{Name: "day", Type: arrow.BinaryTypes.String},
+		{Name: "minute", Type: arrow.BinaryTypes.String},
+	}, rankFields()...), nil)
 	q17Schema = arrow.NewSchema([]arrow.Field{
 		{Name: "auction", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "day", Type: arrow.BinaryTypes.String},
@@ -107,6 +112,36 @@ func OracleQ15(g *Generator, events int64) Result {
 	for d, st := range days {
 		s.b.Field(0).(*array.StringBuilder).Append(d)
 		st.append(s.b, 1)
+		s.row()
+	}
+	return s.done()
+}
+
+// OracleQ16 evaluates q16 naively over events [0, events): the suite's
+// max over the groups' 'HH:mm' strings.
+func OracleQ16(g *Generator, events int64) Result {
+	type key struct{ channel, day string }
+	type group struct {
+		*rankStats
+		minute string
+	}
+	groups := map[key]*group{}
+	eachBid(g, events, func(b Bid) {
+		k := key{b.Channel, dayOf(b.DateTime)}
+		gr := groups[k]
+		if gr == nil {
+			gr = &group{rankStats: newRankStats()}
+			groups[k] = gr
+		}
+		gr.add(b)
+		gr.minute = max(gr.minute, time.UnixMicro(b.DateTime).UTC().Format("15:04"))
+	})
+	s := newRowSink(q16Schema)
+	for k, gr := range groups {
+		s.b.Field(0).(*array.StringBuilder).Append(k.channel)
+		s.b.Field(1).(*array.StringBuilder).Append(k.day)
+		s.b.Field(2).(*array.StringBuilder).Append(gr.minute)
+		gr.append(s.b, 3)
 		s.row()
 	}
 	return s.done()

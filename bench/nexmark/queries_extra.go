@@ -10,9 +10,10 @@ import (
 // function library; their SQL text is in sql.go. q18 and q19 do not fit:
 // both rank rows with ROW_NUMBER() OVER (PARTITION BY … ORDER BY …), a
 // window over rows that is not a time window, which Spark's streaming
-// queries refuse (a stream cannot be sorted within a partition). q13's
-// side input, q15–q17's per-day statistics and q20's join are written
-// in the SQL and API alike.
+// queries refuse (Spark 4.2: NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING,
+// "Window function is not supported in ROW_NUMBER() … on streaming
+// DataFrames/Datasets"). q13 and q20 (joins) are in queries_enrich.go,
+// q15–q17 (per-day statistics) in queries_stats.go.
 
 // Q10 is the suite's "log to file system": every bid with its day and its
 // hour:minute as strings (date_format), for a sink partitioned by them.

@@ -41,6 +41,9 @@ import (
 //     avg_price is a DOUBLE (Spark's avg), BIGINT in the suite. They run
 //     in Complete mode. Spark refuses count(DISTINCT) on a stream;
 //     Millrace counts it exactly (q15, q16).
+//   - q16's max(DATE_FORMAT(dateTime, 'HH:mm')) is
+//     date_format(max(dateTime), 'HH:mm'), equal within a day (the
+//     strings sort as the times; Millrace's max takes no strings).
 //   - q20 names the bid's and the auction's dateTime and extra as the
 //     suite's sink does (bid_dateTime, bid_extra, auction_dateTime,
 //     auction_extra), with AS in the select list.
@@ -104,6 +107,24 @@ FROM bid AS B JOIN side_input AS S ON B.auction % 10000 = S.key`,
   count(DISTINCT CASE WHEN price >= 1000000 THEN auction END) AS rank3_auctions
 FROM bid
 GROUP BY date_format(dateTime, 'yyyy-MM-dd')`,
+	"q16": `SELECT
+  channel,
+  date_format(dateTime, 'yyyy-MM-dd') AS ` + "`day`" + `,
+  date_format(max(dateTime), 'HH:mm') AS ` + "`minute`" + `,
+  count(*) AS total_bids,
+  count(CASE WHEN price < 10000 THEN 1 END) AS rank1_bids,
+  count(CASE WHEN price >= 10000 AND price < 1000000 THEN 1 END) AS rank2_bids,
+  count(CASE WHEN price >= 1000000 THEN 1 END) AS rank3_bids,
+  count(DISTINCT bidder) AS total_bidders,
+  count(DISTINCT CASE WHEN price < 10000 THEN bidder END) AS rank1_bidders,
+  count(DISTINCT CASE WHEN price >= 10000 AND price < 1000000 THEN bidder END) AS rank2_bidders,
+  count(DISTINCT CASE WHEN price >= 1000000 THEN bidder END) AS rank3_bidders,
+  count(DISTINCT auction) AS total_auctions,
+  count(DISTINCT CASE WHEN price < 10000 THEN auction END) AS rank1_auctions,
+  count(DISTINCT CASE WHEN price >= 10000 AND price < 1000000 THEN auction END) AS rank2_auctions,
+  count(DISTINCT CASE WHEN price >= 1000000 THEN auction END) AS rank3_auctions
+FROM bid
+GROUP BY channel, date_format(dateTime, 'yyyy-MM-dd')`,
 	"q17": `SELECT
   auction,
   date_format(dateTime, 'yyyy-MM-dd') AS ` + "`day`" + `,
