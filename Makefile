@@ -9,7 +9,7 @@ RACE_PKGS = . ./e2e/ ./exec/... ./sources/... ./sinks/...
 STATICCHECK_VERSION = v0.8.2
 STATICCHECK = $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
-.PHONY: test lint vet venv kafka unit race interop bench bce demo build spark-venv spark-check spark-record fuzz
+.PHONY: test lint vet venv kafka unit race interop bench bce demo build spark-venv spark-check spark-record spark-guide-record fuzz
 
 test: lint venv kafka unit race interop
 
@@ -83,6 +83,13 @@ spark-venv:
 spark-check: spark-venv
 	nice $(GO) run ./internal/sparkdiff/sparkcheck -seeds $(SEEDS) -seed-start $(SEED_START) \
 		-ops $(OPS) -variants $(VARIANTS) -threads $(SPARK_THREADS)
+
+# Re-records internal/sparkdiff/testdata/guide_sql.json: Spark's per-trigger
+# output for the programming guide's examples in SQL (guide_sql_cases.json),
+# which TestSQLGuideExamplesMatchSpark replays. Uses the project's venv
+# (PySpark 4.2, Java 17; VENV=dir for another); about a minute.
+spark-guide-record: venv
+	cd internal/sparkdiff/spark && TZ=UTC nice $${VENV:-$(CURDIR)/.venv}/bin/python guide_sql.py
 
 # Re-records internal/sparkdiff/testdata/golden.json (the Spark output the
 # regular tests replay) after a change to the generator or the golden cases.

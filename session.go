@@ -47,8 +47,9 @@ func (se *Session) CreateTempView(name string, s *Stream) {
 // (subquery) or joins of them; package sql has the grammar. It maps onto
 // the builder: WHERE is Filter, the select list Select, GROUP BY
 // GroupBy(...).Agg(...) (window(...) keys included), HAVING a Filter
-// after the aggregation, DISTINCT DropDuplicates over all the selected
-// columns, as Spark plans a streaming DISTINCT, a JOIN Stream.Join
+// after the aggregation, DISTINCT a GroupBy over all the selected
+// columns with no aggregate (Spark plans a streaming DISTINCT as an
+// aggregation, not a dropDuplicates), a JOIN Stream.Join
 // (session_join.go), a WITH query a stream planned once and read as a
 // view, ORDER BY … LIMIT OrderBy(…).Limit(n) over the query's output
 // columns (allowed by Start over an aggregation in Complete mode, as in
@@ -249,7 +250,7 @@ func (pl *sqlPlanner) selectStmt(q *sql.Select) (*Stream, error) {
 		}
 	}
 	if q.Distinct {
-		s = s.DropDuplicates()
+		s = distinct(s) // session_distinct.go
 	}
 	return s, nil
 }

@@ -268,13 +268,20 @@ func TestSQLExplain(t *testing.T) {
 	if err != nil || strings.Contains(r.Text, "Logical") || !strings.Contains(r.Text, "source 0: RateStreamV2") && !strings.Contains(r.Text, "source 0:") {
 		t.Fatalf("EXPLAIN: %v\n%v", err, r)
 	}
-	// A dedup, and a table read twice: one source, two routes.
+	// A DISTINCT (an aggregation, as in Spark: Update mode without a
+	// watermark), and a table read twice: one source, two routes.
+	if _, err := se.Exec(ctx, "SET millrace.sql.outputMode = update"); err != nil {
+		t.Fatal(err)
+	}
 	r, err = se.Exec(ctx, "EXPLAIN SELECT DISTINCT value % 7 AS v FROM (SELECT value FROM r WHERE value > 5 UNION ALL SELECT value FROM r)")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(r.Text, "source 0 (path 1 of 2):") || !strings.Contains(r.Text, "source 0 (path 2 of 2):") || strings.Contains(r.Text, "source 1") || !strings.Contains(r.Text, "stateful operator 0: dedup") || !strings.Contains(r.Text, "keys: v") {
-		t.Fatalf("EXPLAIN of a dedup over a self-union:\n%s", r.Text)
+	if !strings.Contains(r.Text, "source 0 (path 1 of 2):") || !strings.Contains(r.Text, "source 0 (path 2 of 2):") || strings.Contains(r.Text, "source 1") || !strings.Contains(r.Text, "stateful operator 0: stateStoreSave (aggregate)") || !strings.Contains(r.Text, "keys: v") {
+		t.Fatalf("EXPLAIN of a DISTINCT over a self-union:\n%s", r.Text)
+	}
+	if _, err := se.Exec(ctx, "SET millrace.sql.outputMode = append"); err != nil {
+		t.Fatal(err)
 	}
 	// EXPLAIN INSERT INTO plans the write without making the sink (which
 	// would create the table's directory).

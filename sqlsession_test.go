@@ -74,9 +74,11 @@ func TestSQLMatchesBuilder(t *testing.T) {
 			bids().GroupBy(col("auction")).Agg(millrace.Count().As("c"), millrace.Sum(col("price")).As("s")).
 				Filter(col("s").Gt(5000)).Select(col("auction"), col("c").Plus(1).As("n1")),
 			[]millrace.OutputMode{millrace.Update}},
+		// A streaming DISTINCT is an aggregation in Spark, not a
+		// dropDuplicates (session_distinct.go).
 		{"distinct", bids, "SELECT DISTINCT bidder % 50 AS b FROM bids",
-			bids().Select(col("bidder").Mod(50).As("b")).DropDuplicates(),
-			[]millrace.OutputMode{millrace.Append}},
+			bids().Select(col("bidder").Mod(50).As("b")).GroupBy(col("b")).Agg(millrace.Count().As("n")).SelectCols("b"),
+			[]millrace.OutputMode{millrace.Update, millrace.Complete}},
 		{"subquery and union all", bids,
 			`SELECT auction FROM (SELECT auction, price FROM bids WHERE price > 5000) AS big
 			 UNION ALL SELECT auction FROM bids2 WHERE price < 100`,

@@ -30,6 +30,15 @@
 //     few seeds of every combo and issue 10's own examples with Spark's
 //     recorded output; golden_test.go replays them in the regular tests, no
 //     Spark needed.
+//   - guide.go, spark/guide_sql.py: the streaming examples of Spark's
+//     programming guide written as SQL over temporary views
+//     (testdata/guide_sql_cases.json: windowed counts with a watermark, the
+//     impressions/clicks join, SELECT DISTINCT, stream-static joins).
+//     guide_sql.py runs each SQL text through Spark trigger by trigger
+//     into testdata/guide_sql.json (make spark-guide-record);
+//     RunGuideMillrace runs it through Session.SQL, and
+//     TestSQLGuideExamplesMatchSpark (in the module root's tests)
+//     compares each trigger's output.
 //   - sparkcheck: the on-demand command (make spark-check, make
 //     spark-record).
 //
