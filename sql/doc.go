@@ -25,7 +25,9 @@
 // suggests names with Suggest. An inner
 // join without ON or USING (CROSS JOIN, FROM a, b) is a cross join.
 // NATURAL joins, OFFSET and UNION without ALL are refused at their
-// position. ORDER BY and LIMIT parse anywhere Spark's grammar has them;
+// position. An aggregate may be followed by FILTER (WHERE cond), planned
+// as the aggregate of CASE WHEN cond THEN arg END (aggregates skip nulls);
+// after first/last, which do not, FILTER is refused, as is OVER. ORDER BY and LIMIT parse anywhere Spark's grammar has them;
 // the engine allows them, as Spark, over an aggregation in Complete mode.
 //
 // INTERVAL n UNIT [n UNIT …], INTERVAL 'n' UNIT and INTERVAL 'n unit' are

@@ -118,7 +118,7 @@ func (p *parser) aggregate(name token, lname string) (plan.Expr, error) {
 		if err := p.expectOp(")"); err != nil {
 			return nil, err
 		}
-		return plan.Agg{Func: plan.AggCountAll}, nil
+		return p.aggFilter(plan.Agg{Func: plan.AggCountAll})
 	}
 	distinct := p.acceptWord("DISTINCT")
 	if distinct && lname != "count" {
@@ -135,14 +135,49 @@ func (p *parser) aggregate(name token, lname string) (plan.Expr, error) {
 	if err := p.expectOp(")"); err != nil {
 		return nil, err
 	}
-	if t := p.peek(); t.isWord("FILTER") || t.isWord("OVER") {
-		return nil, p.errAt(t, "%s after an aggregate is not supported yet", strings.ToUpper(t.text))
-	}
 	f := map[string]plan.AggFunc{"count": plan.AggCount, "sum": plan.AggSum, "min": plan.AggMin, "max": plan.AggMax, "avg": plan.AggAvg, "mean": plan.AggAvg}[lname]
 	if distinct {
 		f = plan.AggCountDistinct
 	}
-	return plan.Agg{Func: f, Arg: arg}, nil
+	return p.aggFilter(plan.Agg{Func: f, Arg: arg})
+}
+
+// aggFilter parses what may follow an aggregate call: FILTER (WHERE cond)
+// gives the aggregate the rows where cond is true, as in Spark. Every
+// aggregate here but first/last ignores nulls, so it is the aggregate of
+// CASE WHEN cond THEN arg END (count(*) of CASE WHEN cond THEN 1 END),
+// which the engine computes without a new kind of state; first/last with
+// a FILTER, and OVER (window functions), are refused.
+func (p *parser) aggFilter(a plan.Agg) (plan.Expr, error) {
+	t := p.peek()
+	if t.isWord("OVER") {
+		return nil, p.errAt(t, "OVER after an aggregate (a window function) is not supported on streams")
+	}
+	if !t.isWord("FILTER") {
+		return a, nil
+	}
+	p.next()
+	if err := p.expectOp("("); err != nil {
+		return nil, err
+	}
+	if err := p.expectWord("WHERE"); err != nil {
+		return nil, err
+	}
+	cond, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectOp(")"); err != nil {
+		return nil, err
+	}
+	switch a.Func {
+	case plan.AggFirst, plan.AggLast:
+		return nil, p.errAt(t, "FILTER after %s is not supported", a.Func)
+	case plan.AggCountAll:
+		a.Func, a.Arg = plan.AggCount, plan.Literal{Value: int32(1)}
+	}
+	a.Arg = plan.Case{Cond: cond, Then: a.Arg}
+	return a, nil
 }
 
 // aggregateWithOptions parses the aggregates whose second argument is an
@@ -234,10 +269,7 @@ func (p *parser) aggregateWithOptions(name token, lname string) (plan.Expr, erro
 			a.Spelling = ""
 		}
 	}
-	if t := p.peek(); t.isWord("FILTER") || t.isWord("OVER") {
-		return nil, p.errAt(t, "%s after an aggregate is not supported yet", strings.ToUpper(t.text))
-	}
-	return a, nil
+	return p.aggFilter(a)
 }
 
 // doubleLiteral is the value of a (possibly negated) double literal.

@@ -11,7 +11,8 @@ import (
 // date_format(dateTime, 'yyyy-MM-dd'), run in Complete mode (Spark allows
 // Update and Complete for them; Complete's last table is the result Run
 // reads). The suite's FILTER (WHERE …) clauses are CASE WHEN … THEN …
-// END arguments, which count and count(DISTINCT) skip when null.
+// END arguments here, which count and count(DISTINCT) skip when null, as
+// SQL's FILTER is planned.
 //
 // q15 and q16 count distinct bidders and auctions: Spark refuses
 // count(DISTINCT) on a stream ("consider approx_count_distinct"), Millrace

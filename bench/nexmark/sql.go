@@ -35,10 +35,9 @@ import (
 //     length(replace(extra, 'c', '')).
 //   - q21's REGEXP_EXTRACT gives "" (Spark), not null (Flink), without a
 //     match, so its filter keeps every bid.
-//   - q15–q17's FILTER (WHERE cond) after count(*) and count(DISTINCT x)
-//     is count(CASE WHEN cond THEN 1 END) and count(DISTINCT CASE WHEN
-//     cond THEN x END) (the parser has no FILTER clause; both skip the
-//     rows the condition rejects). q15's customTime is dateTime. q17's
+//   - q15–q17 keep the suite's FILTER (WHERE cond) clauses (the
+//     aggregate of CASE WHEN cond THEN x END, as the parser plans them).
+//     q15's customTime is dateTime. q17's
 //     avg_price is a DOUBLE (Spark's avg), BIGINT in the suite. They run
 //     in Complete mode. Spark refuses count(DISTINCT) on a stream;
 //     Millrace counts it exactly (q15, q16).
@@ -99,17 +98,17 @@ FROM bid AS B JOIN side_input AS S ON B.auction % 10000 = S.key`,
 	"q15": `SELECT
   date_format(dateTime, 'yyyy-MM-dd') AS ` + "`day`" + `,
   count(*) AS total_bids,
-  count(CASE WHEN price < 10000 THEN 1 END) AS rank1_bids,
-  count(CASE WHEN price >= 10000 AND price < 1000000 THEN 1 END) AS rank2_bids,
-  count(CASE WHEN price >= 1000000 THEN 1 END) AS rank3_bids,
+  count(*) FILTER (WHERE price < 10000) AS rank1_bids,
+  count(*) FILTER (WHERE price >= 10000 AND price < 1000000) AS rank2_bids,
+  count(*) FILTER (WHERE price >= 1000000) AS rank3_bids,
   count(DISTINCT bidder) AS total_bidders,
-  count(DISTINCT CASE WHEN price < 10000 THEN bidder END) AS rank1_bidders,
-  count(DISTINCT CASE WHEN price >= 10000 AND price < 1000000 THEN bidder END) AS rank2_bidders,
-  count(DISTINCT CASE WHEN price >= 1000000 THEN bidder END) AS rank3_bidders,
+  count(DISTINCT bidder) FILTER (WHERE price < 10000) AS rank1_bidders,
+  count(DISTINCT bidder) FILTER (WHERE price >= 10000 AND price < 1000000) AS rank2_bidders,
+  count(DISTINCT bidder) FILTER (WHERE price >= 1000000) AS rank3_bidders,
   count(DISTINCT auction) AS total_auctions,
-  count(DISTINCT CASE WHEN price < 10000 THEN auction END) AS rank1_auctions,
-  count(DISTINCT CASE WHEN price >= 10000 AND price < 1000000 THEN auction END) AS rank2_auctions,
-  count(DISTINCT CASE WHEN price >= 1000000 THEN auction END) AS rank3_auctions
+  count(DISTINCT auction) FILTER (WHERE price < 10000) AS rank1_auctions,
+  count(DISTINCT auction) FILTER (WHERE price >= 10000 AND price < 1000000) AS rank2_auctions,
+  count(DISTINCT auction) FILTER (WHERE price >= 1000000) AS rank3_auctions
 FROM bid
 GROUP BY date_format(dateTime, 'yyyy-MM-dd')`,
 	"q16": `SELECT
@@ -117,26 +116,26 @@ GROUP BY date_format(dateTime, 'yyyy-MM-dd')`,
   date_format(dateTime, 'yyyy-MM-dd') AS ` + "`day`" + `,
   date_format(max(dateTime), 'HH:mm') AS ` + "`minute`" + `,
   count(*) AS total_bids,
-  count(CASE WHEN price < 10000 THEN 1 END) AS rank1_bids,
-  count(CASE WHEN price >= 10000 AND price < 1000000 THEN 1 END) AS rank2_bids,
-  count(CASE WHEN price >= 1000000 THEN 1 END) AS rank3_bids,
+  count(*) FILTER (WHERE price < 10000) AS rank1_bids,
+  count(*) FILTER (WHERE price >= 10000 AND price < 1000000) AS rank2_bids,
+  count(*) FILTER (WHERE price >= 1000000) AS rank3_bids,
   count(DISTINCT bidder) AS total_bidders,
-  count(DISTINCT CASE WHEN price < 10000 THEN bidder END) AS rank1_bidders,
-  count(DISTINCT CASE WHEN price >= 10000 AND price < 1000000 THEN bidder END) AS rank2_bidders,
-  count(DISTINCT CASE WHEN price >= 1000000 THEN bidder END) AS rank3_bidders,
+  count(DISTINCT bidder) FILTER (WHERE price < 10000) AS rank1_bidders,
+  count(DISTINCT bidder) FILTER (WHERE price >= 10000 AND price < 1000000) AS rank2_bidders,
+  count(DISTINCT bidder) FILTER (WHERE price >= 1000000) AS rank3_bidders,
   count(DISTINCT auction) AS total_auctions,
-  count(DISTINCT CASE WHEN price < 10000 THEN auction END) AS rank1_auctions,
-  count(DISTINCT CASE WHEN price >= 10000 AND price < 1000000 THEN auction END) AS rank2_auctions,
-  count(DISTINCT CASE WHEN price >= 1000000 THEN auction END) AS rank3_auctions
+  count(DISTINCT auction) FILTER (WHERE price < 10000) AS rank1_auctions,
+  count(DISTINCT auction) FILTER (WHERE price >= 10000 AND price < 1000000) AS rank2_auctions,
+  count(DISTINCT auction) FILTER (WHERE price >= 1000000) AS rank3_auctions
 FROM bid
 GROUP BY channel, date_format(dateTime, 'yyyy-MM-dd')`,
 	"q17": `SELECT
   auction,
   date_format(dateTime, 'yyyy-MM-dd') AS ` + "`day`" + `,
   count(*) AS total_bids,
-  count(CASE WHEN price < 10000 THEN 1 END) AS rank1_bids,
-  count(CASE WHEN price >= 10000 AND price < 1000000 THEN 1 END) AS rank2_bids,
-  count(CASE WHEN price >= 1000000 THEN 1 END) AS rank3_bids,
+  count(*) FILTER (WHERE price < 10000) AS rank1_bids,
+  count(*) FILTER (WHERE price >= 10000 AND price < 1000000) AS rank2_bids,
+  count(*) FILTER (WHERE price >= 1000000) AS rank3_bids,
   min(price) AS min_price,
   max(price) AS max_price,
   avg(price) AS avg_price,
