@@ -223,3 +223,32 @@ func BenchmarkTakeString(b *testing.B) {
 	}
 	reportRows(b, len(idx))
 }
+
+// The Spark-compatible hashes (hash(), xxhash64()) over an int64 and a
+// string column, for the generic column loop of sparkhash.go.
+func BenchmarkSparkHash(b *testing.B) {
+	ints := benchInt64Array(memory.DefaultAllocator)
+	defer ints.Release()
+	strs := benchStringArray(memory.DefaultAllocator)
+	defer strs.Release()
+	h32 := make([]uint32, benchRows)
+	h64 := make([]uint64, benchRows)
+	for _, col := range []arrow.Array{ints, strs} {
+		b.Run("murmur3/"+col.DataType().Name(), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if err := SparkMurmur3(col, h32); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportRows(b, benchRows)
+		})
+		b.Run("xxhash64/"+col.DataType().Name(), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if err := SparkXXHash64(col, h64); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportRows(b, benchRows)
+		})
+	}
+}

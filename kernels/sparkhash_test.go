@@ -3,8 +3,10 @@ package kernels
 import (
 	"encoding/binary"
 	"math"
+	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cespare/xxhash/v2"
@@ -82,5 +84,43 @@ func TestSparkHashDate(t *testing.T) {
 	}
 	if int32(h[0]) != -559580957 || int64(x[0]) != -6698625589789238999 {
 		t.Errorf("hash, xxhash64 of DATE 1970-01-02 = %d, %d; Spark's are -559580957, -6698625589789238999", int32(h[0]), int64(x[0]))
+	}
+}
+
+// TestSparkHashNested pins Spark 4.2's hash() and xxhash64() of an array
+// with a null element, a struct, and an array of arrays (the row-at-a-time
+// fold, sparkFoldValue).
+func TestSparkHashNested(t *testing.T) {
+	mem := memory.NewGoAllocator()
+	for _, c := range []struct {
+		typ  arrow.DataType
+		json string
+		m3   int32
+		xx   int64
+	}{
+		{arrow.ListOf(arrow.PrimitiveTypes.Int32), `[[1, null, 2]]`, -222940379, -8133857028838179022},
+		{arrow.StructOf(
+			arrow.Field{Name: "a", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+			arrow.Field{Name: "b", Type: arrow.BinaryTypes.String, Nullable: true},
+			arrow.Field{Name: "c", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		), `[{"a": 1, "b": "x", "c": 2.5}]`, -1397093485, 2097156890510276838},
+		{arrow.ListOf(arrow.ListOf(arrow.PrimitiveTypes.Int64)), `[[[7], [8, 9]]]`, -997630833, -4391387920506481310},
+	} {
+		a, _, err := array.FromJSON(mem, c.typ, strings.NewReader(c.json))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := []uint32{SparkHashSeed}
+		x := []uint64{SparkHashSeed}
+		if err := SparkMurmur3(a, h); err != nil {
+			t.Fatal(err)
+		}
+		if err := SparkXXHash64(a, x); err != nil {
+			t.Fatal(err)
+		}
+		if int32(h[0]) != c.m3 || int64(x[0]) != c.xx {
+			t.Errorf("%s %s: hash %d xxhash64 %d, Spark %d %d", c.typ, c.json, int32(h[0]), int64(x[0]), c.m3, c.xx)
+		}
+		a.Release()
 	}
 }
