@@ -27,6 +27,8 @@ func TestBindErrors(t *testing.T) {
 	}{
 		{"regexp_extract", []Arg{s, lit(tString, "([0-9]+)"), lit(tInt, int32(3))}, "group index 3 is out of range: the pattern \"([0-9]+)\" has groups 0 to 1"},
 		{"regexp_extract", []Arg{s, lit(tString, "[0-9]+")}, "group index 1 is out of range"},
+		{"regexp_extract_all", []Arg{s, lit(tString, "([0-9]+)"), lit(tInt, int32(3))}, "regexp_extract_all: group index 3 is out of range: the pattern \"([0-9]+)\" has groups 0 to 1"},
+		{"regexp_extract_all", []Arg{s, lit(tString, "[0-9]+")}, "regexp_extract_all: group index 1 is out of range"},
 		{"regexp_extract", []Arg{s, lit(tString, "(a)(?<=b)"), lit(tInt, int32(1))}, "RE2 syntax"},
 		{"regexp_replace", []Arg{s, lit(tString, "l"), lit(tString, "$$")}, "$ not followed by a group number"},
 		{"regexp_replace", []Arg{s, lit(tString, "(l)"), lit(tString, "$2")}, "refers to group 2; the pattern has 1"},
@@ -81,6 +83,7 @@ func TestRuntimeErrors(t *testing.T) {
 		{"rlike", []Arg{lit(tString, "abc"), {Type: tString}}, []arrow.Array{nil, s}, `rlike: the pattern "a("`},
 		{"split", []Arg{lit(tString, "abc"), {Type: tString}}, []arrow.Array{nil, s}, `split: the pattern "a("`},
 		{"regexp_extract", []Arg{{Type: tString}, lit(tString, "(b)"), {Type: tInt}}, []arrow.Array{s, nil, ints(2, 0)}, "group index 2 is out of range"},
+		{"regexp_extract_all", []Arg{{Type: tString}, lit(tString, "(b)"), {Type: tInt}}, []arrow.Array{s, nil, ints(2, 0)}, "regexp_extract_all: group index 2 is out of range"},
 		{"url_decode", []Arg{lit(tString, "a%2")}, []arrow.Array{nil}, `url_decode: "a%2" has an incomplete escape`},
 		{"url_decode", []Arg{lit(tString, "a%zz")}, []arrow.Array{nil}, `url_decode: "a%zz" has an invalid escape "%zz"`},
 		{"format_string", []Arg{lit(tString, "%d"), {Type: tString}}, []arrow.Array{nil, s}, "format_string: %d cannot format a utf8 value"},

@@ -88,23 +88,8 @@ func bindRegexpExtract(args []Arg) (Bound, error) {
 	if err != nil {
 		return Bound{}, err
 	}
-	checkIdx := func(re *jre, idx int32) error {
-		if idx < 0 || int(idx) > re.NumSubexp() {
-			return fmt.Errorf("regexp_extract: group index %d is out of range: the pattern %s has groups 0 to %d", idx, strconv.Quote(re.String()), re.NumSubexp())
-		}
-		return nil
-	}
-	if res.lit != nil && len(args) > 2 && args[2].Const {
-		if v, ok := args[2].Value.(int32); ok {
-			if err := checkIdx(res.lit, v); err != nil {
-				return Bound{}, err
-			}
-		}
-	}
-	if res.lit != nil && len(args) == 2 {
-		if err := checkIdx(res.lit, 1); err != nil {
-			return Bound{}, err
-		}
+	if err := checkLiteralGroup(args, res, "regexp_extract"); err != nil {
+		return Bound{}, err
 	}
 	return Bound{Type: arrow.BinaryTypes.String, Eval: func(mem memory.Allocator, cols []arrow.Array, n int) (arrow.Array, error) {
 		a, err := loadArgs(mem, args, cols, n, "ssi")
@@ -124,10 +109,7 @@ func bindRegexpExtract(args []Arg) (Bound, error) {
 			if err != nil {
 				return nil, err
 			}
-			idx := int32(1)
-			if len(args) > 2 {
-				idx = a.n[2].value(i)
-			}
+			idx := groupArg(args, a, i)
 			s := a.s[0].value(i)
 			var m []int
 			if idx == 0 {
@@ -139,7 +121,7 @@ func bindRegexpExtract(args []Arg) (Bound, error) {
 				o.str("")
 				continue
 			}
-			if err := checkIdx(re, idx); err != nil {
+			if err := checkGroup("regexp_extract", re, idx); err != nil {
 				return nil, err
 			}
 			if lo := m[2*idx]; lo >= 0 {
@@ -150,6 +132,37 @@ func bindRegexpExtract(args []Arg) (Bound, error) {
 		}
 		return o.finish(), nil
 	}}, nil
+}
+
+// checkLiteralGroup checks, when the call is bound, the group index
+// (argument 2, 1 when absent) of a literal pattern, where both are known.
+func checkLiteralGroup(args []Arg, res *regexps, what string) error {
+	if res.lit == nil {
+		return nil
+	}
+	if len(args) == 2 {
+		return checkGroup(what, res.lit, 1)
+	}
+	if v, ok := args[2].Value.(int32); ok && args[2].Const {
+		return checkGroup(what, res.lit, v)
+	}
+	return nil
+}
+
+// checkGroup is an error when re has no group idx.
+func checkGroup(what string, re *jre, idx int32) error {
+	if idx < 0 || int(idx) > re.NumSubexp() {
+		return fmt.Errorf("%s: group index %d is out of range: the pattern %s has groups 0 to %d", what, idx, strconv.Quote(re.String()), re.NumSubexp())
+	}
+	return nil
+}
+
+// groupArg is row i's group index (argument 2), 1 when absent.
+func groupArg(args []Arg, a argCols, i int) int32 {
+	if len(args) > 2 {
+		return a.n[2].value(i)
+	}
+	return 1
 }
 
 // replacement is a parsed Java replacement string (Matcher.appendReplacement):

@@ -1,9 +1,6 @@
 package functions
 
 import (
-	"fmt"
-	"strconv"
-
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -129,20 +126,8 @@ func bindRegexpExtractAll(args []Arg) (Bound, error) {
 	if err != nil {
 		return Bound{}, err
 	}
-	idxOf := func(a argCols, i int) int32 {
-		if len(args) > 2 {
-			return a.n[2].value(i)
-		}
-		return 1
-	}
-	if res.lit != nil && (len(args) == 2 || args[2].Const) {
-		idx := int32(1)
-		if len(args) > 2 {
-			idx, _ = args[2].Value.(int32)
-		}
-		if idx < 0 || int(idx) > res.lit.NumSubexp() {
-			return Bound{}, fmt.Errorf("regexp_extract_all: group index %d is out of range: the pattern %s has groups 0 to %d", idx, strconv.Quote(res.lit.String()), res.lit.NumSubexp())
-		}
+	if err := checkLiteralGroup(args, res, "regexp_extract_all"); err != nil {
+		return Bound{}, err
 	}
 	return Bound{Type: arrow.ListOf(arrow.BinaryTypes.String), Eval: func(mem memory.Allocator, cols []arrow.Array, n int) (arrow.Array, error) {
 		a, err := loadArgs(mem, args, cols, n, "ssi")
@@ -164,9 +149,9 @@ func bindRegexpExtractAll(args []Arg) (Bound, error) {
 			if err != nil {
 				return nil, err
 			}
-			idx := idxOf(a, i)
-			if idx < 0 || int(idx) > re.NumSubexp() {
-				return nil, fmt.Errorf("regexp_extract_all: group index %d is out of range: the pattern %s has groups 0 to %d", idx, strconv.Quote(re.String()), re.NumSubexp())
+			idx := groupArg(args, a, i)
+			if err := checkGroup("regexp_extract_all", re, idx); err != nil {
+				return nil, err
 			}
 			lb.Append(true)
 			s := a.s[0].value(i)
