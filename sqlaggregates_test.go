@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -48,21 +47,7 @@ type aggGolden struct {
 // the same input as a batch query. approx_count_distinct must equal
 // Spark's estimates exactly.
 func TestAggregatesMatchSpark(t *testing.T) {
-	files, err := filepath.Glob("functions/testdata/aggs/*.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, f := range files {
-		if strings.HasSuffix(f, ".golden.json") {
-			continue
-		}
-		n++
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".json"), func(t *testing.T) { checkAggCases(t, f) })
-	}
-	if n == 0 {
-		t.Fatal("no case files in functions/testdata/aggs")
-	}
+	runCaseFiles(t, "functions/testdata/aggs", checkAggCases)
 }
 
 // generatedColumns and generatedRow are the table of a case file's
@@ -96,28 +81,13 @@ func checkAggCases(t *testing.T, path string) {
 	if len(golden.Cases) != len(cases.Queries) {
 		t.Fatalf("%s: the golden file has %d cases, the case file %d queries: rerun functions/testdata/record_spark_aggs.py %s", path, len(golden.Cases), len(cases.Queries), path)
 	}
-	cols := cases.Columns
+	cols, input := cases.Columns, cases.Rows
 	if cases.Generate > 0 {
-		cols = generatedColumns
+		cols, input = generatedColumns, nil
 	}
-	fields := make([]arrow.Field, len(cols))
-	for i, c := range cols {
-		fields[i] = arrow.Field{Name: c.Name, Type: arrowType(t, c.Type), Nullable: true}
-	}
-	schema := arrow.NewSchema(fields, nil)
-	var rows [][]any
-	if cases.Generate > 0 {
-		for i := 0; i < cases.Generate; i++ {
-			rows = append(rows, generatedRow(int64(i)))
-		}
-	} else {
-		for _, row := range cases.Rows {
-			r := make([]any, len(row))
-			for c, v := range row {
-				r[c] = inputValue(t, fields[c].Type, v)
-			}
-			rows = append(rows, r)
-		}
+	schema, rows := caseTable(t, cols, input)
+	for i := 0; i < cases.Generate; i++ {
+		rows = append(rows, generatedRow(int64(i)))
 	}
 	// four triggers of about equal size
 	var batches []arrow.RecordBatch

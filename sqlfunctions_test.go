@@ -42,7 +42,13 @@ type sparkGolden struct {
 // through SQL (SelectExpr) over the cases' input, as a streaming query, and
 // compares type and values with what Spark computed over the same input.
 func TestFunctionsMatchSpark(t *testing.T) {
-	files, err := filepath.Glob("functions/testdata/cases/*.json")
+	runCaseFiles(t, "functions/testdata/cases", checkFunctionCases)
+}
+
+// runCaseFiles runs check as a subtest on every case file of dir (the
+// .json files beside which stand their .golden.json).
+func runCaseFiles(t *testing.T, dir string, check func(t *testing.T, path string)) {
+	files, err := filepath.Glob(dir + "/*.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,11 +58,28 @@ func TestFunctionsMatchSpark(t *testing.T) {
 			continue
 		}
 		n++
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".json"), func(t *testing.T) { checkFunctionCases(t, f) })
+		t.Run(strings.TrimSuffix(filepath.Base(f), ".json"), func(t *testing.T) { check(t, f) })
 	}
 	if n == 0 {
-		t.Fatal("no case files in functions/testdata/cases")
+		t.Fatalf("no case files in %s", dir)
 	}
+}
+
+// caseTable is the schema of a case file's columns (all nullable) and its
+// rows as memsrc.BuildRecord takes them.
+func caseTable(t *testing.T, cols []struct{ Name, Type string }, rows [][]any) (*arrow.Schema, [][]any) {
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fields[i] = arrow.Field{Name: c.Name, Type: arrowType(t, c.Type), Nullable: true}
+	}
+	out := make([][]any, len(rows))
+	for r, row := range rows {
+		out[r] = make([]any, len(row))
+		for c, v := range row {
+			out[r][c] = inputValue(t, fields[c].Type, v)
+		}
+	}
+	return arrow.NewSchema(fields, nil), out
 }
 
 func checkFunctionCases(t *testing.T, path string) {
@@ -67,18 +90,7 @@ func checkFunctionCases(t *testing.T, path string) {
 	if len(golden.Cases) != len(cases.Exprs) {
 		t.Fatalf("%s: the golden file has %d cases, the case file %d expressions: rerun functions/testdata/record_spark.py %s", path, len(golden.Cases), len(cases.Exprs), path)
 	}
-	fields := make([]arrow.Field, len(cases.Columns))
-	for i, c := range cases.Columns {
-		fields[i] = arrow.Field{Name: c.Name, Type: arrowType(t, c.Type), Nullable: true}
-	}
-	schema := arrow.NewSchema(fields, nil)
-	rows := make([][]any, len(cases.Rows))
-	for r, row := range cases.Rows {
-		rows[r] = make([]any, len(row))
-		for c, v := range row {
-			rows[r][c] = inputValue(t, fields[c].Type, v)
-		}
-	}
+	schema, rows := caseTable(t, cases.Columns, cases.Rows)
 	rec, err := memsrc.BuildRecord(memory.DefaultAllocator, schema, rows)
 	if err != nil {
 		t.Fatal(err)
