@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -105,8 +104,8 @@ func TestSQLInsertIntoDelta(t *testing.T) {
 	// windows up to 00:01:20, not the last one.
 	delete(want, time.Date(2026, 1, 1, 0, 1, 30, 0, time.UTC))
 	delete(want, time.Date(2026, 1, 1, 0, 1, 20, 0, time.UTC))
-	if fmt.Sprint(sortedCounts(got)) != fmt.Sprint(sortedCounts(want)) {
-		t.Fatalf("table holds\n%v\nwant\n%v", sortedCounts(got), sortedCounts(want))
+	if fmt.Sprint(testutil.WindowCounts(got)) != fmt.Sprint(testutil.WindowCounts(want)) {
+		t.Fatalf("table holds\n%v\nwant\n%v", testutil.WindowCounts(got), testutil.WindowCounts(want))
 	}
 	if _, err := os.Stat(filepath.Join(ckpt, "counts", "offsets")); err != nil {
 		t.Fatalf("the checkpoint is not under the checkpoint location's table directory: %v", err)
@@ -121,15 +120,6 @@ func TestSQLInsertIntoDelta(t *testing.T) {
 	if rows := runAll(t, s, millrace.Append); len(rows) != len(want) {
 		t.Fatalf("read back %d rows of 10 clicks, want %d", len(rows), len(want))
 	}
-}
-
-func sortedCounts(m map[time.Time]int64) []string {
-	var out []string
-	for k, v := range m {
-		out = append(out, fmt.Sprintf("%s=%d", k.Format("15:04:05"), v))
-	}
-	sort.Strings(out)
-	return out
 }
 
 // TestSQLWatermarkClause checks Spark's WATERMARK clause against the

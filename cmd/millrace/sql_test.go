@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/millrace/millrace"
 	"github.com/millrace/millrace/internal/kafkatest"
+	"github.com/millrace/millrace/internal/testutil"
 	"github.com/millrace/millrace/lake"
 	"github.com/peterh/liner"
 	kafkago "github.com/segmentio/kafka-go"
@@ -85,13 +85,13 @@ GROUP BY window(timestamp, '10 seconds')`, broker.Addr(), topic, table)
 			t.Fatalf("run 1 did not report reading the 600 records:\n%s", out)
 		}
 		got := deltaCounts(t, table)
-		if g, w := fmt.Sprint(sortedWindows(got)), fmt.Sprint(sortedWindows(want)); g != w {
+		if g, w := fmt.Sprint(testutil.WindowCounts(got)), fmt.Sprint(testutil.WindowCounts(want)); g != w {
 			t.Fatalf("run %d: the table holds\n%s\nwant\n%s", run, g, w)
 		}
 	}
 	// A second reader: delta-rs, where the venv is (make test creates it).
 	if got, ok := deltaRSCounts(t, table); ok {
-		if g, w := fmt.Sprint(sortedWindows(got)), fmt.Sprint(sortedWindows(want)); g != w {
+		if g, w := fmt.Sprint(testutil.WindowCounts(got)), fmt.Sprint(testutil.WindowCounts(want)); g != w {
 			t.Fatalf("delta-rs reads\n%s\nwant\n%s", g, w)
 		}
 	}
@@ -261,15 +261,6 @@ for r in DeltaTable(sys.argv[1]).to_pyarrow_table().to_pylist():
 		got[start] += n
 	}
 	return got, true
-}
-
-func sortedWindows(m map[time.Time]int64) []string {
-	var out []string
-	for k, v := range m {
-		out = append(out, fmt.Sprintf("%s=%d", k.Format("15:04:05"), v))
-	}
-	sort.Strings(out)
-	return out
 }
 
 // TestSQLCommand runs `millrace sql` in process: EXPLAIN, SET, a SELECT

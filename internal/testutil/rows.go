@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -90,6 +91,17 @@ func SortedKeys(rows [][]any) []string {
 	out := make([]string, len(rows))
 	for i, r := range rows {
 		out[i] = Key(r)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// WindowCounts renders a count per window start as sorted "15:04:05=n"
+// strings, for comparing two such maps.
+func WindowCounts(m map[time.Time]int64) []string {
+	out := make([]string, 0, len(m))
+	for k, v := range m {
+		out = append(out, fmt.Sprintf("%s=%d", k.Format("15:04:05"), v))
 	}
 	sort.Strings(out)
 	return out
