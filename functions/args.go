@@ -101,16 +101,10 @@ func intColumn(mem memory.Allocator, args []Arg, cols []arrow.Array, i, n int) (
 		}
 		n = 1
 	}
-	a, err := column(mem, args, cols, i, n)
+	ints, err := castArg[*array.Int32](mem, args, cols, i, n, arrow.PrimitiveTypes.Int32)
 	if err != nil {
 		return intCol{}, err
 	}
-	defer a.Release()
-	x, err := castTo(mem, a, arrow.PrimitiveTypes.Int32)
-	if err != nil {
-		return intCol{}, err
-	}
-	ints := x.(*array.Int32)
 	if cols[i] == nil {
 		defer ints.Release()
 		return intCol{v: ints.Value(0), null: ints.IsNull(0)}, nil

@@ -65,32 +65,14 @@ func isDateInput(t arrow.DataType) bool {
 // daysArg returns argument i as a date array of n rows (a timestamp is
 // its UTC day, a string is parsed as CAST(s AS DATE)).
 func daysArg(mem memory.Allocator, args []Arg, cols []arrow.Array, i, n int) (*array.Date32, error) {
-	a, err := column(mem, args, cols, i, n)
-	if err != nil {
-		return nil, err
-	}
-	defer a.Release()
-	d, err := castTo(mem, a, dateType)
-	if err != nil {
-		return nil, err
-	}
-	return d.(*array.Date32), nil
+	return castArg[*array.Date32](mem, args, cols, i, n, dateType)
 }
 
 // microsArg returns argument i as a timestamp array of n rows in
 // microseconds (a date is its first instant, a string is parsed as
 // CAST(s AS TIMESTAMP)).
 func microsArg(mem memory.Allocator, args []Arg, cols []arrow.Array, i, n int) (*array.Timestamp, error) {
-	a, err := column(mem, args, cols, i, n)
-	if err != nil {
-		return nil, err
-	}
-	defer a.Release()
-	t, err := castTo(mem, a, columnar.Timestamp)
-	if err != nil {
-		return nil, err
-	}
-	return t.(*array.Timestamp), nil
+	return castArg[*array.Timestamp](mem, args, cols, i, n, columnar.Timestamp)
 }
 
 // dateField is a function of a date to an int (year, month …); a

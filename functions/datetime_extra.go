@@ -52,35 +52,23 @@ func dateToDate(name string, f func(days int64) int64) *Func {
 	}}
 }
 
-// intArg returns argument i cast to int32.
+// int32Arg returns argument i cast to int32.
 func int32Arg(mem memory.Allocator, args []Arg, cols []arrow.Array, i, n int) (arrow.Array, error) {
-	a, err := column(mem, args, cols, i, n)
-	if err != nil {
-		return nil, err
-	}
-	defer a.Release()
-	return castTo(mem, a, arrow.PrimitiveTypes.Int32)
+	return castArg[arrow.Array](mem, args, cols, i, n, arrow.PrimitiveTypes.Int32)
 }
 
 // bindAddMonths is add_months(start, n): the date n months later, on the
 // same day or the last day of a shorter month (java.time's plusMonths).
 func bindAddMonths(args []Arg) (Bound, error) {
-	if !isDateInput(args[0].Type) {
-		return Bound{}, typeErr(0, "a date", args[0].Type)
-	}
-	if !isDaysInput(args[1].Type) {
-		return Bound{}, typeErr(1, "an int number of months", args[1].Type)
+	if err := checkDateAndInt(args, "an int number of months"); err != nil {
+		return Bound{}, err
 	}
 	return Bound{Type: dateType, Eval: func(mem memory.Allocator, cols []arrow.Array, n int) (arrow.Array, error) {
-		d, err := daysArg(mem, args, cols, 0, n)
+		d, k, err := dateAndInt(mem, args, cols, n)
 		if err != nil {
 			return nil, err
 		}
 		defer d.Release()
-		k, err := int32Arg(mem, args, cols, 1, n)
-		if err != nil {
-			return nil, err
-		}
 		defer k.Release()
 		kv := fixedValues[int32](k)
 		o := newFixedOut[int32](mem, n)
@@ -212,32 +200,6 @@ func bindTimestampFrom(args []Arg, per int64) (Bound, error) {
 			return nil, err
 		}
 		defer a.Release()
-		o := newFixedOut[int64](mem, n)
-		if t.ID() == arrow.FLOAT64 {
-			for i, v := range fixedValues[float64](a) {
-				us := v * float64(per)
-				if math.IsNaN(us) || math.IsInf(us, 0) || math.Abs(us) >= math.MaxInt64 {
-					o.setNull(i)
-					continue
-				}
-				o.V[i] = int64(us)
-			}
-			o.nullsFrom(a)
-			return o.finish(out), nil
-		}
-		c, err := castTo(mem, a, arrow.PrimitiveTypes.Int64)
-		if err != nil {
-			return nil, err
-		}
-		defer c.Release()
-		for i, v := range fixedValues[int64](c) {
-			if per > 1 && (v > math.MaxInt64/per || v < math.MinInt64/per) {
-				o.setNull(i)
-				continue
-			}
-			o.V[i] = v * per
-		}
-		o.nullsFrom(c)
-		return o.finish(out), nil
+		return unitsToMicros(mem, a, per)
 	}}, nil
 }

@@ -108,16 +108,8 @@ func bindDateFormat(args []Arg) (Bound, error) {
 // secondsArg returns argument i as bigint seconds (Spark casts a number
 // or a string to bigint here).
 func secondsArg(mem memory.Allocator, args []Arg, cols []arrow.Array, i, n int) (arrow.Array, error) {
-	a, err := column(mem, args, cols, i, n)
-	if err != nil {
-		return nil, err
-	}
-	defer a.Release()
-	return castTo(mem, a, arrow.PrimitiveTypes.Int64)
+	return castArg[arrow.Array](mem, args, cols, i, n, arrow.PrimitiveTypes.Int64)
 }
-
-// maxSeconds bounds the seconds whose microseconds fit an int64.
-const maxSeconds = math.MaxInt64 / microsPerSecond
 
 // bindFromUnixtime is from_unixtime(secs[, fmt]): seconds since the epoch
 // formatted (default yyyy-MM-dd HH:mm:ss).
@@ -238,7 +230,12 @@ func bindParse(args []Arg, toDate bool) (Bound, error) {
 		var err error
 		switch {
 		case numeric:
-			us, err = secondsToMicros(mem, args, cols, n)
+			var a arrow.Array
+			if a, err = column(mem, args, cols, 0, n); err != nil {
+				return nil, err
+			}
+			defer a.Release()
+			us, err = unitsToMicros(mem, a, microsPerSecond)
 		case f == nil && toDate:
 			return daysArg(mem, args, cols, 0, n)
 		default:
@@ -252,41 +249,40 @@ func bindParse(args []Arg, toDate bool) (Bound, error) {
 	}}, nil
 }
 
-// secondsToMicros is to_timestamp of a number: seconds since the epoch (a
-// double keeps its fraction to the microsecond), as Spark casts a number
-// to a timestamp; out of range is null.
-func secondsToMicros(mem memory.Allocator, args []Arg, cols []arrow.Array, n int) (arrow.Array, error) {
-	a, err := column(mem, args, cols, 0, n)
-	if err != nil {
-		return nil, err
-	}
-	defer a.Release()
-	o := newFixedOut[int64](mem, n)
-	switch x := a.(type) {
-	case *array.Float64:
+// unitsToMicros is a, numbers of units of per microseconds since the
+// epoch, as timestamps (a double keeps its fraction to the microsecond),
+// as Spark casts a number to a timestamp; null where it overflows.
+// to_timestamp of a number (seconds) and timestamp_seconds, _millis and
+// _micros.
+func unitsToMicros(mem memory.Allocator, a arrow.Array, per int64) (arrow.Array, error) {
+	if x, ok := a.(*array.Float64); ok {
+		o := newFixedOut[int64](mem, a.Len())
 		for i, v := range x.Float64Values() {
-			us := v * microsPerSecond
+			us := v * float64(per)
 			if math.IsNaN(us) || math.IsInf(us, 0) || math.Abs(us) >= math.MaxInt64 {
 				o.setNull(i)
 				continue
 			}
 			o.V[i] = int64(us)
 		}
-	default:
-		c, err := castTo(mem, a, arrow.PrimitiveTypes.Int64)
-		if err != nil {
-			return nil, err
-		}
-		defer c.Release()
-		for i, v := range fixedValues[int64](c) {
-			if v > maxSeconds || v < -maxSeconds {
-				o.setNull(i)
-				continue
-			}
-			o.V[i] = v * microsPerSecond
-		}
+		o.nullsFrom(a)
+		return o.finish(columnar.Timestamp), nil
 	}
-	o.nullsFrom(a)
+	c, err := castTo(mem, a, arrow.PrimitiveTypes.Int64)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Release()
+	hi, lo := math.MaxInt64/per, math.MinInt64/per
+	o := newFixedOut[int64](mem, a.Len())
+	for i, v := range fixedValues[int64](c) {
+		if v > hi || v < lo {
+			o.setNull(i)
+			continue
+		}
+		o.V[i] = v * per
+	}
+	o.nullsFrom(c)
 	return o.finish(columnar.Timestamp), nil
 }
 
@@ -442,27 +438,15 @@ func isDaysInput(t arrow.DataType) bool {
 // bindDateAdd is date_add(start, days) (sign 1) and date_sub (sign -1):
 // a date; a timestamp or string start is cast to a date.
 func bindDateAdd(args []Arg, sign int32) (Bound, error) {
-	if !isDateInput(args[0].Type) {
-		return Bound{}, typeErr(0, "a date", args[0].Type)
-	}
-	if !isDaysInput(args[1].Type) {
-		return Bound{}, typeErr(1, "an int number of days", args[1].Type)
+	if err := checkDateAndInt(args, "an int number of days"); err != nil {
+		return Bound{}, err
 	}
 	return Bound{Type: dateType, Eval: func(mem memory.Allocator, cols []arrow.Array, n int) (arrow.Array, error) {
-		d, err := daysArg(mem, args, cols, 0, n)
+		d, k, err := dateAndInt(mem, args, cols, n)
 		if err != nil {
 			return nil, err
 		}
 		defer d.Release()
-		a, err := column(mem, args, cols, 1, n)
-		if err != nil {
-			return nil, err
-		}
-		defer a.Release()
-		k, err := castTo(mem, a, arrow.PrimitiveTypes.Int32)
-		if err != nil {
-			return nil, err
-		}
 		defer k.Release()
 		kv := fixedValues[int32](k)
 		o := newFixedOut[int32](mem, n)
@@ -473,6 +457,33 @@ func bindDateAdd(args []Arg, sign int32) (Bound, error) {
 		o.nullsFrom(k)
 		return o.finish(dateType), nil
 	}}, nil
+}
+
+// checkDateAndInt checks the arguments of date_add, date_sub and
+// add_months: a date and an int (what it counts).
+func checkDateAndInt(args []Arg, what string) error {
+	if !isDateInput(args[0].Type) {
+		return typeErr(0, "a date", args[0].Type)
+	}
+	if !isDaysInput(args[1].Type) {
+		return typeErr(1, what, args[1].Type)
+	}
+	return nil
+}
+
+// dateAndInt evaluates the arguments checkDateAndInt checked: the date as
+// days, the int cast to int32.
+func dateAndInt(mem memory.Allocator, args []Arg, cols []arrow.Array, n int) (*array.Date32, arrow.Array, error) {
+	d, err := daysArg(mem, args, cols, 0, n)
+	if err != nil {
+		return nil, nil, err
+	}
+	k, err := int32Arg(mem, args, cols, 1, n)
+	if err != nil {
+		d.Release()
+		return nil, nil, err
+	}
+	return d, k, nil
 }
 
 // bindDateDiff is datediff(end, start): the days from start to end.

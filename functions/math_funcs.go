@@ -69,16 +69,7 @@ func isDoubleInput(t arrow.DataType) bool {
 
 // doubleArg returns argument i as doubles of n rows.
 func doubleArg(mem memory.Allocator, args []Arg, cols []arrow.Array, i, n int) (*array.Float64, error) {
-	a, err := column(mem, args, cols, i, n)
-	if err != nil {
-		return nil, err
-	}
-	defer a.Release()
-	d, err := castTo(mem, a, arrow.PrimitiveTypes.Float64)
-	if err != nil {
-		return nil, err
-	}
-	return d.(*array.Float64), nil
+	return castArg[*array.Float64](mem, args, cols, i, n, arrow.PrimitiveTypes.Float64)
 }
 
 // unaryDouble is a function of one double to a double; null(x), if set,

@@ -86,19 +86,27 @@ func castTo(mem memory.Allocator, a arrow.Array, to arrow.DataType) (arrow.Array
 	return kernels.Cast(mem, a, to)
 }
 
+// castArg returns argument i as n rows cast to type to (Spark's CAST), as
+// A, the Arrow array type of to; the caller releases it.
+func castArg[A arrow.Array](mem memory.Allocator, args []Arg, cols []arrow.Array, i, n int, to arrow.DataType) (A, error) {
+	a, err := column(mem, args, cols, i, n)
+	if err != nil {
+		var none A
+		return none, err
+	}
+	defer a.Release()
+	c, err := castTo(mem, a, to)
+	if err != nil {
+		var none A
+		return none, err
+	}
+	return c.(A), nil
+}
+
 // stringArg returns argument i as strings of n rows, cast as Spark casts
 // an argument where a string is expected.
 func stringArg(mem memory.Allocator, args []Arg, cols []arrow.Array, i, n int) (*array.String, error) {
-	a, err := column(mem, args, cols, i, n)
-	if err != nil {
-		return nil, err
-	}
-	defer a.Release()
-	s, err := castTo(mem, a, arrow.BinaryTypes.String)
-	if err != nil {
-		return nil, err
-	}
-	return s.(*array.String), nil
+	return castArg[*array.String](mem, args, cols, i, n, arrow.BinaryTypes.String)
 }
 
 // isStringLike reports whether Spark casts t implicitly to a string
