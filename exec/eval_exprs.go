@@ -204,19 +204,11 @@ func compileLike(l plan.Like, s *arrow.Schema) (evaluator, error) {
 	if err != nil {
 		return nil, err
 	}
-	var m *kernels.Matcher
-	if lit, start, end, ok := l.LiteralPattern(); ok {
-		how := kernels.MatchContains
-		switch {
-		case start && end:
-			how = kernels.MatchEqual
-		case start:
-			how = kernels.MatchPrefix
-		case end:
-			how = kernels.MatchSuffix
-		}
-		m = kernels.NewLiteralMatcher(how, lit)
-	} else {
+	m, ok := (*kernels.Matcher)(nil), false
+	if l.Kind == plan.MatchLike {
+		m, ok = kernels.LiteralLikeMatcher(l.Pattern, l.Escape)
+	}
+	if !ok {
 		re, err := l.Regexp()
 		if err != nil {
 			return nil, err

@@ -2,7 +2,6 @@ package functions
 
 import (
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -52,23 +51,9 @@ func (m matchers) forBatch() func(string) (*kernels.Matcher, error) {
 // likeMatcher compiles a LIKE pattern: a literal comparison when it is
 // one ('abc', 'abc%', '%abc', '%abc%'), else a regexp.
 func likeMatcher(p string, esc rune, fold bool) (*kernels.Matcher, error) {
-	if !fold && !strings.ContainsRune(p, esc) && !strings.ContainsRune(p, '_') {
-		start, end := !strings.HasPrefix(p, "%"), !strings.HasSuffix(p, "%")
-		lit := strings.TrimPrefix(p, "%")
-		if !end {
-			lit = strings.TrimSuffix(lit, "%")
-		}
-		if !strings.Contains(lit, "%") {
-			how := kernels.MatchContains
-			switch {
-			case start && end:
-				how = kernels.MatchEqual
-			case start:
-				how = kernels.MatchPrefix
-			case end:
-				how = kernels.MatchSuffix
-			}
-			return kernels.NewLiteralMatcher(how, lit), nil
+	if !fold {
+		if m, ok := kernels.LiteralLikeMatcher(p, esc); ok {
+			return m, nil
 		}
 	}
 	expr, err := kernels.LikeRegexp(p, esc, fold)

@@ -44,6 +44,34 @@ func NewLiteralMatcher(how LiteralMatch, lit string) *Matcher {
 	return &Matcher{kind: matchKind(how), lit: lit}
 }
 
+// LiteralLikeMatcher is the literal matcher of a case-sensitive LIKE
+// pattern that is one: no escape and no _, % at most at its ends ('abc',
+// 'abc%', '%abc', '%abc%'), which a string comparison matches faster than
+// a regexp. ok is false for any other pattern.
+func LiteralLikeMatcher(pattern string, escape rune) (m *Matcher, ok bool) {
+	if strings.ContainsRune(pattern, escape) || strings.ContainsRune(pattern, '_') {
+		return nil, false
+	}
+	start, end := !strings.HasPrefix(pattern, "%"), !strings.HasSuffix(pattern, "%")
+	lit := strings.TrimPrefix(pattern, "%")
+	if !end {
+		lit = strings.TrimSuffix(lit, "%")
+	}
+	if strings.Contains(lit, "%") {
+		return nil, false
+	}
+	how := MatchContains
+	switch {
+	case start && end:
+		how = MatchEqual
+	case start:
+		how = MatchPrefix
+	case end:
+		how = MatchSuffix
+	}
+	return NewLiteralMatcher(how, lit), true
+}
+
 // NewRegexpMatcher matches strings in which re finds a match (anchor it
 // for a whole-string match).
 func NewRegexpMatcher(re *regexp.Regexp) *Matcher { return &Matcher{re: re} }

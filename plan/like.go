@@ -3,7 +3,6 @@ package plan
 import (
 	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/millrace/millrace/kernels"
 )
@@ -26,24 +25,4 @@ func (l Like) Regexp() (*regexp.Regexp, error) {
 		return nil, fmt.Errorf("%s pattern %s: %w", l.Kind, Literal{Value: l.Pattern}, err)
 	}
 	return re, nil
-}
-
-// LiteralPattern reports whether l is a case-sensitive LIKE whose pattern
-// is a literal with % at most at its ends ('abc', 'abc%', '%abc', '%abc%'),
-// which a string comparison matches faster than a regexp: lit is the
-// literal, start and end whether the match is anchored there.
-func (l Like) LiteralPattern() (lit string, start, end, ok bool) {
-	p := l.Pattern
-	if l.Kind != MatchLike || strings.ContainsRune(p, l.Escape) || strings.ContainsRune(p, '_') {
-		return "", false, false, false
-	}
-	start, end = !strings.HasPrefix(p, "%"), !strings.HasSuffix(p, "%")
-	lit = strings.TrimPrefix(p, "%")
-	if !end {
-		lit = strings.TrimSuffix(lit, "%")
-	}
-	if strings.Contains(lit, "%") {
-		return "", false, false, false
-	}
-	return lit, start, end, true
 }
