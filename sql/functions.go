@@ -89,27 +89,34 @@ func (p *parser) call() (plan.Expr, error) {
 // libraryCall parses the arguments of a function of package functions:
 // name(e, …) or name().
 func (p *parser) libraryCall(name token, lname string) (plan.Expr, error) {
-	var args []plan.Expr
-	if !p.acceptOp(")") {
-		for {
-			e, err := p.expr()
-			if err != nil {
-				return nil, err
-			}
-			args = append(args, e)
-			if !p.acceptOp(",") {
-				break
-			}
-		}
-		if err := p.expectOp(")"); err != nil {
-			return nil, err
-		}
+	args, _, err := p.callArgs()
+	if err != nil {
+		return nil, err
 	}
 	f, _ := functions.Lookup(lname)
 	if n := len(args); n < f.MinArgs || (f.MaxArgs >= 0 && n > f.MaxArgs) {
 		return nil, p.errAt(name, "%s takes %s, got %d", lname, functions.Arity(f), n)
 	}
 	return plan.Call{Name: lname, Args: args}, nil
+}
+
+// callArgs parses a call's arguments after its "(": e, … then ")", or
+// just ")"; at is the first token of each argument, for errors.
+func (p *parser) callArgs() (args []plan.Expr, at []token, err error) {
+	if !p.peek().isOp(")") {
+		for {
+			at = append(at, p.peek())
+			e, err := p.expr()
+			if err != nil {
+				return nil, nil, err
+			}
+			args = append(args, e)
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+	}
+	return args, at, p.expectOp(")")
 }
 
 func (p *parser) aggregate(name token, lname string) (plan.Expr, error) {
@@ -197,22 +204,8 @@ func (p *parser) aggregateWithOptions(name token, lname string) (plan.Expr, erro
 		distinct = true
 	}
 	p.acceptWord("ALL")
-	var args []plan.Expr
-	var at []token // the first token of each argument
-	if !p.peek().isOp(")") {
-		for {
-			at = append(at, p.peek())
-			e, err := p.expr()
-			if err != nil {
-				return nil, err
-			}
-			args = append(args, e)
-			if !p.acceptOp(",") {
-				break
-			}
-		}
-	}
-	if err := p.expectOp(")"); err != nil {
+	args, at, err := p.callArgs()
+	if err != nil {
 		return nil, err
 	}
 	maxArgs := 2
