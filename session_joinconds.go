@@ -23,13 +23,8 @@ import (
 // has no equality of two columns.
 func guardKey(s, other *Stream, keep []plan.Expr, g []plan.Expr) (*Stream, bool) {
 	for i, c := range keep {
-		b, ok := c.(plan.Binary)
-		if !ok || b.Op != plan.OpEq {
-			continue
-		}
-		l, okL := b.L.(plan.ColumnRef)
-		r, okR := b.R.(plan.ColumnRef)
-		if !okL || !okR {
+		l, r, ok := columnEquality(c)
+		if !ok {
 			continue
 		}
 		key := l
@@ -41,11 +36,11 @@ func guardKey(s, other *Stream, keep []plan.Expr, g []plan.Expr) (*Stream, bool)
 		}
 		s, name := withHidden(s, other, "__on_"+key.Name, plan.Case{Cond: andAll(g), Then: key})
 		if key == l {
-			b.L = plan.ColumnRef{Name: name}
+			l = plan.ColumnRef{Name: name}
 		} else {
-			b.R = plan.ColumnRef{Name: name}
+			r = plan.ColumnRef{Name: name}
 		}
-		keep[i] = b
+		keep[i] = plan.Binary{Op: plan.OpEq, L: l, R: r}
 		return s, true
 	}
 	return s, false
@@ -103,6 +98,17 @@ func (pl *sqlPlanner) unusedWhere(q *sql.Select) (*sql.Select, error) {
 	return &out, nil
 }
 
+// columnEquality reports whether c is an equality of two columns, l = r.
+func columnEquality(c plan.Expr) (l, r plan.ColumnRef, ok bool) {
+	b, ok := c.(plan.Binary)
+	if !ok || b.Op != plan.OpEq {
+		return l, r, false
+	}
+	l, okL := b.L.(plan.ColumnRef)
+	r, okR := b.R.(plan.ColumnRef)
+	return l, r, okL && okR
+}
+
 // coerceKeys casts the sides of the equalities of keep whose columns have
 // different types to their common type, as Spark's type coercion does
 // (an INT key joins a BIGINT one; a string key is cast to the number it
@@ -110,13 +116,8 @@ func (pl *sqlPlanner) unusedWhere(q *sql.Select) (*sql.Select, error) {
 // column, which the equality uses.
 func coerceKeys(ls, rs *Stream, keep []plan.Expr) (*Stream, *Stream) {
 	for i, c := range keep {
-		b, ok := c.(plan.Binary)
-		if !ok || b.Op != plan.OpEq {
-			continue
-		}
-		l, okL := b.L.(plan.ColumnRef)
-		r, okR := b.R.(plan.ColumnRef)
-		if !okL || !okR {
+		l, r, ok := columnEquality(c)
+		if !ok {
 			continue
 		}
 		lt, errL := plan.TypeOf(l, ls.Schema())
