@@ -134,6 +134,12 @@ func TestSQLJoinsMatchBuilder(t *testing.T) {
 	within := func(click, imp string) millrace.Column {
 		return col(click).Between(col(imp), col(imp).Plus(time.Hour))
 	}
+	// adJoin is Spark's example's join of clicks on impressions, with the
+	// watermarks.
+	adJoin := func(imps, clicks *millrace.Stream) *millrace.Stream {
+		imps, clicks = wm(imps, clicks)
+		return imps.Join(clicks.WithColumnRenamed("adId", "clickAdId"), col("clickAdId").Eq(col("adId")).And(within("clickTime", "impressionTime")), millrace.Inner)
+	}
 	cases := []struct {
 		name string
 		sql  string
@@ -144,16 +150,14 @@ func TestSQLJoinsMatchBuilder(t *testing.T) {
 			`SELECT i.adId, i.impressionTime, c.clickTime FROM impressions i JOIN clicks c
 			   ON c.adId = i.adId AND c.clickTime BETWEEN i.impressionTime AND i.impressionTime + INTERVAL 1 HOUR`,
 			func(imps, clicks *millrace.Stream, _ *memsrc.Table) *millrace.Stream {
-				imps, clicks = wm(imps, clicks)
-				return imps.Join(clicks.WithColumnRenamed("adId", "clickAdId"), col("clickAdId").Eq(col("adId")).And(within("clickTime", "impressionTime")), millrace.Inner).
+				return adJoin(imps, clicks).
 					SelectCols("adId", "impressionTime", "clickTime")
 			}, millrace.Append},
 		{"comma join, the condition in WHERE (the guide's join as Spark SQL users write it)",
 			`SELECT i.adId, i.impressionTime, c.clickTime FROM impressions i, clicks c
 			 WHERE c.adId = i.adId AND c.clickTime BETWEEN i.impressionTime AND i.impressionTime + INTERVAL 1 HOUR AND i.adId <> 7`,
 			func(imps, clicks *millrace.Stream, _ *memsrc.Table) *millrace.Stream {
-				imps, clicks = wm(imps, clicks)
-				return imps.Join(clicks.WithColumnRenamed("adId", "clickAdId"), col("clickAdId").Eq(col("adId")).And(within("clickTime", "impressionTime")), millrace.Inner).
+				return adJoin(imps, clicks).
 					Filter(col("adId").Ne(7)).SelectCols("adId", "impressionTime", "clickTime")
 			}, millrace.Append},
 		{"comma join of a stream and a static table",
@@ -258,8 +262,7 @@ func TestSQLJoinsMatchBuilder(t *testing.T) {
 			 FROM impressions i JOIN clicks c ON c.adId = i.adId AND c.clickTime BETWEEN i.impressionTime AND i.impressionTime + INTERVAL 1 HOUR
 			 JOIN ads a ON a.adId = i.adId`,
 			func(imps, clicks *millrace.Stream, ads *memsrc.Table) *millrace.Stream {
-				imps, clicks = wm(imps, clicks)
-				j := imps.Join(clicks.WithColumnRenamed("adId", "clickAdId"), col("clickAdId").Eq(col("adId")).And(within("clickTime", "impressionTime")), millrace.Inner)
+				j := adJoin(imps, clicks)
 				return j.Join(millrace.ReadTable(ads).WithColumnRenamed("adId", "adAdId"), col("adAdId").Eq(col("adId")), millrace.Inner).
 					Select(col("adId"), col("campaign"), col("clickTime").Plus(30*time.Minute).As("due"))
 			}, millrace.Append},
@@ -267,8 +270,7 @@ func TestSQLJoinsMatchBuilder(t *testing.T) {
 			`SELECT i.adId, i.impressionTime, c.clickTime FROM impressions i JOIN clicks c
 			   ON c.adId = i.adId AND c.clickTime BETWEEN i.impressionTime AND i.impressionTime + INTERVAL 1 HOUR`,
 			func(imps, clicks *millrace.Stream, _ *memsrc.Table) *millrace.Stream {
-				imps, clicks = wm(imps, clicks)
-				return imps.Join(clicks.WithColumnRenamed("adId", "clickAdId"), col("clickAdId").Eq(col("adId")).And(within("clickTime", "impressionTime")), millrace.Inner).
+				return adJoin(imps, clicks).
 					SelectCols("adId", "impressionTime", "clickTime")
 			}, millrace.Update},
 		{"windowed count of the joined clicks, HAVING on an alias",
@@ -276,8 +278,7 @@ func TestSQLJoinsMatchBuilder(t *testing.T) {
 			 FROM impressions i JOIN clicks c ON c.adId = i.adId AND c.clickTime BETWEEN i.impressionTime AND i.impressionTime + INTERVAL 1 HOUR
 			 GROUP BY w HAVING n > 1`,
 			func(imps, clicks *millrace.Stream, _ *memsrc.Table) *millrace.Stream {
-				imps, clicks = wm(imps, clicks)
-				j := imps.Join(clicks.WithColumnRenamed("adId", "clickAdId"), col("clickAdId").Eq(col("adId")).And(within("clickTime", "impressionTime")), millrace.Inner)
+				j := adJoin(imps, clicks)
 				return j.GroupBy(millrace.Window(col("clickTime"), 30*time.Minute).As("w")).Agg(millrace.Count().As("n"), millrace.Max(col("adId")).As("top")).
 					Filter(col("n").Gt(1))
 			}, millrace.Append},
