@@ -111,20 +111,8 @@ func TestGroupByDate(t *testing.T) {
 		if q.Err() != nil {
 			t.Fatal(q.Err())
 		}
-		rec := testutil.NewRecorder()
-		ctx := context.Background()
-		w, err := q.WriteStream(rec).OutputMode(millrace.Complete).Trigger(millrace.AvailableNow()).
-			Checkpoint(filepath.Join(t.TempDir(), "ckpt")).MaxRowsPerTrigger(1).Start(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.AwaitTermination(ctx); err != nil {
-			t.Fatal(err)
-		}
-		_, batches := rec.Batches()
-		last := batches[len(batches)-1]
 		var got []string
-		for _, row := range last {
+		for _, row := range finalCompleteRows(t, q) {
 			d := "null"
 			if v, ok := row[0].(arrow.Date32); ok {
 				d = v.FormattedString()
@@ -160,6 +148,21 @@ func TestMinMaxDate(t *testing.T) {
 	if typ := q.Schema().Field(1).Type; typ.ID() != arrow.DATE32 {
 		t.Fatalf("min of a date is %s", typ)
 	}
+	var got []string
+	for _, row := range finalCompleteRows(t, q) {
+		got = append(got, fmt.Sprintf("%v %s %s", row[0], row[1].(arrow.Date32).FormattedString(), row[2].(arrow.Date32).FormattedString()))
+	}
+	sort.Strings(got)
+	if want := "[a 1969-12-31 2024-03-01 b 2000-01-01 2000-01-01]"; fmt.Sprint(got) != want {
+		t.Errorf("got %v, want %s", got, want)
+	}
+}
+
+// finalCompleteRows runs q in Complete mode, one input row per trigger,
+// to the end of its input, and returns the rows of its last batch: the
+// final result, built across triggers through the state store.
+func finalCompleteRows(t *testing.T, q *millrace.Stream) [][]any {
+	t.Helper()
 	rec := testutil.NewRecorder()
 	ctx := context.Background()
 	w, err := q.WriteStream(rec).OutputMode(millrace.Complete).Trigger(millrace.AvailableNow()).
@@ -171,12 +174,5 @@ func TestMinMaxDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, batches := rec.Batches()
-	var got []string
-	for _, row := range batches[len(batches)-1] {
-		got = append(got, fmt.Sprintf("%v %s %s", row[0], row[1].(arrow.Date32).FormattedString(), row[2].(arrow.Date32).FormattedString()))
-	}
-	sort.Strings(got)
-	if want := "[a 1969-12-31 2024-03-01 b 2000-01-01 2000-01-01]"; fmt.Sprint(got) != want {
-		t.Errorf("got %v, want %s", got, want)
-	}
+	return batches[len(batches)-1]
 }
