@@ -91,24 +91,8 @@ func bindRegexpExtract(args []Arg) (Bound, error) {
 	if err := checkLiteralGroup(args, res, "regexp_extract"); err != nil {
 		return Bound{}, err
 	}
-	return Bound{Type: arrow.BinaryTypes.String, Eval: func(mem memory.Allocator, cols []arrow.Array, n int) (arrow.Array, error) {
-		a, err := loadArgs(mem, args, cols, n, "ssi")
-		if err != nil {
-			return nil, err
-		}
-		defer a.release()
-		compile := res.forBatch()
-		o := newStringsOut(mem, n, 0)
-		defer o.release()
-		for i := range n {
-			if a.null(i) {
-				o.null()
-				continue
-			}
-			re, err := compile(a.s[1].value(i))
-			if err != nil {
-				return nil, err
-			}
+	return regexpToString(args, "ssi", res, false, func() regexpRow {
+		return func(o *stringsOut, a argCols, i int, re *jre) error {
 			idx := groupArg(args, a, i)
 			s := a.s[0].value(i)
 			var m []int
@@ -119,19 +103,59 @@ func bindRegexpExtract(args []Arg) (Bound, error) {
 			}
 			if m == nil {
 				o.str("")
-				continue
+				return nil
 			}
 			if err := checkGroup("regexp_extract", re, idx); err != nil {
-				return nil, err
+				return err
 			}
 			if lo := m[2*idx]; lo >= 0 {
 				o.str(s[lo:m[2*idx+1]])
 			} else {
 				o.str("")
 			}
+			return nil
+		}
+	}), nil
+}
+
+// regexpRow writes row i's result of a regexp function to o, re the row's
+// compiled pattern.
+type regexpRow func(o *stringsOut, a argCols, i int, re *jre) error
+
+// regexpToString binds a function of a string and a pattern (argument 1)
+// to a string, row by row: null where an argument is null, else row's
+// result; newRow makes the row function of one evaluation (which may keep
+// state). With hint, the output reserves the input's bytes.
+func regexpToString(args []Arg, kinds string, res *regexps, hint bool, newRow func() regexpRow) Bound {
+	return Bound{Type: arrow.BinaryTypes.String, Eval: func(mem memory.Allocator, cols []arrow.Array, n int) (arrow.Array, error) {
+		a, err := loadArgs(mem, args, cols, n, kinds)
+		if err != nil {
+			return nil, err
+		}
+		defer a.release()
+		compile := res.forBatch()
+		bytes := 0
+		if hint {
+			bytes = a.bytesHint(n)
+		}
+		o := newStringsOut(mem, n, bytes)
+		defer o.release()
+		row := newRow()
+		for i := range n {
+			if a.null(i) {
+				o.null()
+				continue
+			}
+			re, err := compile(a.s[1].value(i))
+			if err != nil {
+				return nil, err
+			}
+			if err := row(o, a, i, re); err != nil {
+				return nil, err
+			}
 		}
 		return o.finish(), nil
-	}}, nil
+	}}
 }
 
 // checkLiteralGroup checks, when the call is bound, the group index
@@ -275,30 +299,15 @@ func bindRegexpReplace(args []Arg) (Bound, error) {
 			return Bound{}, fmt.Errorf("regexp_replace: the position %d must be positive", v)
 		}
 	}
-	return Bound{Type: arrow.BinaryTypes.String, Eval: func(mem memory.Allocator, cols []arrow.Array, n int) (arrow.Array, error) {
-		a, err := loadArgs(mem, args, cols, n, "sssi")
-		if err != nil {
-			return nil, err
-		}
-		defer a.release()
-		compile := res.forBatch()
-		o := newStringsOut(mem, n, a.bytesHint(n))
-		defer o.release()
+	return regexpToString(args, "sssi", res, true, func() regexpRow {
 		var lastRe *jre
 		lastRep, repl := "", litRepl
-		for i := range n {
-			if a.null(i) {
-				o.null()
-				continue
-			}
-			re, err := compile(a.s[1].value(i))
-			if err != nil {
-				return nil, err
-			}
+		return func(o *stringsOut, a argCols, i int, re *jre) error {
 			if litRepl == nil {
 				if r := a.s[2].value(i); re != lastRe || r != lastRep || repl == nil {
+					var err error
 					if repl, err = parseReplacement(r, re.Regexp); err != nil {
-						return nil, fmt.Errorf("regexp_replace: %w", err)
+						return fmt.Errorf("regexp_replace: %w", err)
 					}
 					lastRe, lastRep = re, r
 				}
@@ -307,13 +316,13 @@ func bindRegexpReplace(args []Arg) (Bound, error) {
 			pos := int32(1)
 			if len(args) > 3 {
 				if pos = a.n[3].value(i); pos < 1 {
-					return nil, fmt.Errorf("regexp_replace: the position %d must be positive", pos)
+					return fmt.Errorf("regexp_replace: the position %d must be positive", pos)
 				}
 			}
 			// As Spark: a position past the last character leaves s alone.
 			if p0 := int(pos) - 1; p0 != 0 && p0 >= numChars(s) {
 				o.str(s)
-				continue
+				return nil
 			}
 			off := byteOffset(s, int(pos)-1)
 			o.buf = append(o.buf[:0], s[:off]...)
@@ -327,9 +336,9 @@ func bindRegexpReplace(args []Arg) (Bound, error) {
 			})
 			o.buf = append(o.buf, rest[last:]...)
 			o.bytes(o.buf)
+			return nil
 		}
-		return o.finish(), nil
-	}}, nil
+	}), nil
 }
 
 // bindSplit is Spark's split(s, pattern[, limit=-1]): the pieces of s

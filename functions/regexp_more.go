@@ -86,24 +86,8 @@ func bindRegexpSubstr(args []Arg) (Bound, error) {
 	if err != nil {
 		return Bound{}, err
 	}
-	return Bound{Type: arrow.BinaryTypes.String, Eval: func(mem memory.Allocator, cols []arrow.Array, n int) (arrow.Array, error) {
-		a, err := loadArgs(mem, args, cols, n, "s")
-		if err != nil {
-			return nil, err
-		}
-		defer a.release()
-		compile := res.forBatch()
-		o := newStringsOut(mem, n, 0)
-		defer o.release()
-		for i := range n {
-			if a.null(i) {
-				o.null()
-				continue
-			}
-			re, err := compile(a.s[1].value(i))
-			if err != nil {
-				return nil, err
-			}
+	return regexpToString(args, "s", res, false, func() regexpRow {
+		return func(o *stringsOut, a argCols, i int, re *jre) error {
 			s := a.s[0].value(i)
 			// As Spark: no match, or an empty one, is null.
 			if m := re.FindStringIndex(s); m != nil && m[1] > m[0] {
@@ -111,9 +95,9 @@ func bindRegexpSubstr(args []Arg) (Bound, error) {
 			} else {
 				o.null()
 			}
+			return nil
 		}
-		return o.finish(), nil
-	}}, nil
+	}), nil
 }
 
 // bindRegexpExtractAll is regexp_extract_all(s, pattern[, idx=1]): group
