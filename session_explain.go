@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/millrace/millrace/columnar"
 	"github.com/millrace/millrace/exec"
 	"github.com/millrace/millrace/sql"
 )
@@ -91,7 +92,7 @@ func (se *Session) describe(text string, st *sql.Describe) (*Result, error) {
 	}
 	var b strings.Builder
 	for _, f := range schema.Fields() {
-		b.WriteString(f.Name + "\t" + sparkType(f.Type))
+		b.WriteString(f.Name + "\t" + columnar.SparkTypeName(f.Type))
 		if !f.Nullable {
 			b.WriteString("\tnot null")
 		}

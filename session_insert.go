@@ -112,7 +112,7 @@ func matchTable(tb *sqlTable, s *Stream) (*Stream, error) {
 		var e plan.Expr = plan.ColumnRef{Name: h.Name}
 		if !arrow.TypeEqual(h.Type, w.Type) {
 			if !widens(h.Type, w.Type) {
-				return nil, fmt.Errorf("column %d (%s) is %s, the table's column %s is %s", i+1, h.Name, sparkType(h.Type), w.Name, sparkType(w.Type))
+				return nil, fmt.Errorf("column %d (%s) is %s, the table's column %s is %s", i+1, h.Name, columnar.SparkTypeName(h.Type), w.Name, columnar.SparkTypeName(w.Type))
 			}
 			e = plan.Cast{E: e, To: w.Type}
 			same = false
@@ -140,37 +140,4 @@ func widens(from, to arrow.DataType) bool {
 		return to.ID() == arrow.FLOAT64
 	}
 	return false
-}
-
-// sparkType names an Arrow type as Spark SQL names its type, for errors
-// about a table's columns (which are declared with Spark's names).
-func sparkType(t arrow.DataType) string {
-	switch t.ID() {
-	case arrow.STRING, arrow.LARGE_STRING:
-		return "string"
-	case arrow.BINARY, arrow.LARGE_BINARY:
-		return "binary"
-	case arrow.INT32:
-		return "int"
-	case arrow.INT64:
-		return "bigint"
-	case arrow.FLOAT32:
-		return "float"
-	case arrow.FLOAT64:
-		return "double"
-	case arrow.BOOL:
-		return "boolean"
-	case arrow.TIMESTAMP:
-		return "timestamp"
-	case arrow.DATE32:
-		return "date"
-	case arrow.STRUCT:
-		st := t.(*arrow.StructType)
-		parts := make([]string, st.NumFields())
-		for i, f := range st.Fields() {
-			parts[i] = f.Name + ":" + sparkType(f.Type)
-		}
-		return "struct<" + strings.Join(parts, ",") + ">"
-	}
-	return columnar.TypeName(t)
 }

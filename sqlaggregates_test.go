@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/millrace/millrace"
+	"github.com/millrace/millrace/columnar"
 	"github.com/millrace/millrace/internal/testutil"
 	memsrc "github.com/millrace/millrace/sources/memory"
 )
@@ -190,7 +191,7 @@ func compareAggResult(t *testing.T, schema *arrow.Schema, got [][]any, names, ty
 		if f.Name != names[i] {
 			t.Errorf("column %d is named %q, Spark names it %q", i, f.Name, names[i])
 		}
-		if tn := sparkTypeName(f.Type); tn != types[i] {
+		if tn := columnar.SparkTypeName(f.Type); tn != types[i] {
 			t.Errorf("column %s is %s, Spark's is %s", names[i], tn, types[i])
 		}
 	}

@@ -118,7 +118,7 @@ func checkFunctionCases(t *testing.T, path string) {
 			if s.Err() != nil {
 				t.Fatal(s.Err())
 			}
-			if got := sparkTypeName(s.Schema().Field(0).Type); got != g.Type {
+			if got := columnar.SparkTypeName(s.Schema().Field(0).Type); got != g.Type {
 				t.Errorf("type %s, Spark's is %s", got, g.Type)
 			}
 			got := runBatches(t, s)
@@ -216,38 +216,6 @@ func parseSpecialFloat(s string) float64 {
 		return math.Inf(-1)
 	}
 	return math.NaN()
-}
-
-// sparkTypeName is Spark's simpleString for an Arrow type.
-func sparkTypeName(t arrow.DataType) string {
-	switch t.ID() {
-	case arrow.STRING:
-		return "string"
-	case arrow.INT32:
-		return "int"
-	case arrow.INT64:
-		return "bigint"
-	case arrow.FLOAT64:
-		return "double"
-	case arrow.BOOL:
-		return "boolean"
-	case arrow.TIMESTAMP:
-		return "timestamp"
-	case arrow.DATE32:
-		return "date"
-	case arrow.LIST:
-		return "array<" + sparkTypeName(t.(*arrow.ListType).Elem()) + ">"
-	case arrow.STRUCT:
-		fs := t.(*arrow.StructType).Fields()
-		parts := make([]string, len(fs))
-		for i, f := range fs {
-			parts[i] = f.Name + ":" + sparkTypeName(f.Type)
-		}
-		return "struct<" + strings.Join(parts, ",") + ">"
-	case arrow.NULL:
-		return "void"
-	}
-	return t.String()
 }
 
 // runBatches runs s to the end of its input and returns its one column's

@@ -1,5 +1,6 @@
 // Package columnar defines the one batch contract of Millrace and the helpers
-// every other package shares: schema lookups and the order-preserving key
+// every other package shares: schema lookups, type names (TypeName, and
+// SparkTypeName as Spark SQL names a type) and the order-preserving key
 // encoding used for state keys.
 //
 // # Batch

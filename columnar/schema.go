@@ -62,3 +62,45 @@ func TypeName(t arrow.DataType) string {
 	}
 	return t.String()
 }
+
+// SparkTypeName names an Arrow type as Spark SQL does (its simpleString:
+// int, bigint, string, array<int>, struct<a:int,b:string>, void), for
+// messages about columns declared with Spark's names and for comparing
+// with Spark's results; a type Spark has no name for is TypeName's.
+func SparkTypeName(t arrow.DataType) string {
+	if t == nil {
+		return TypeName(t)
+	}
+	switch t.ID() {
+	case arrow.STRING, arrow.LARGE_STRING:
+		return "string"
+	case arrow.BINARY, arrow.LARGE_BINARY:
+		return "binary"
+	case arrow.INT32:
+		return "int"
+	case arrow.INT64:
+		return "bigint"
+	case arrow.FLOAT32:
+		return "float"
+	case arrow.FLOAT64:
+		return "double"
+	case arrow.BOOL:
+		return "boolean"
+	case arrow.TIMESTAMP:
+		return "timestamp"
+	case arrow.DATE32:
+		return "date"
+	case arrow.NULL:
+		return "void"
+	case arrow.LIST:
+		return "array<" + SparkTypeName(t.(*arrow.ListType).Elem()) + ">"
+	case arrow.STRUCT:
+		fs := t.(*arrow.StructType).Fields()
+		parts := make([]string, len(fs))
+		for i, f := range fs {
+			parts[i] = f.Name + ":" + SparkTypeName(f.Type)
+		}
+		return "struct<" + strings.Join(parts, ",") + ">"
+	}
+	return TypeName(t)
+}
