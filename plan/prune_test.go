@@ -50,3 +50,46 @@ func TestPruneColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestPruneColumnsKeepsSharedNodes checks that a node read by two parents
+// (a WITH query on both sides of a join, which the engine runs once and
+// fans out) stays one node after pruning, computing what both read.
+func TestPruneColumnsKeepsSharedNodes(t *testing.T) {
+	i64, ts := arrow.PrimitiveTypes.Int64, columnar.Timestamp
+	src := schemaNode{arrow.NewSchema([]arrow.Field{{Name: "k", Type: i64}, {Name: "t", Type: ts}, {Name: "v", Type: i64}, {Name: "unused", Type: i64}}, nil)}
+	must := func(n Node, err error) Node {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	shared := must(NewProject(src, []Expr{col("k"), col("v"), col("unused")}))
+	counts := must(NewAggregate(shared, []Expr{col("k")}, []Expr{Alias{E: Agg{Func: AggSum, Arg: col("v")}, Name: "s"}}))
+	maxes := must(NewAggregate(must(NewProject(counts, []Expr{Alias{E: col("k"), Name: "k2"}, col("s")})), []Expr{col("k2")},
+		[]Expr{Alias{E: Agg{Func: AggMax, Arg: col("s")}, Name: "m"}}))
+	j := must(NewJoin(counts, maxes, Binary{Op: OpEq, L: col("k"), R: col("k2")}, InnerJoin))
+	out := must(NewProject(j, []Expr{col("k"), col("m")}))
+
+	pruned, err := PruneColumns(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aggs := map[Node]bool{}
+	var walk func(Node)
+	walk = func(n Node) {
+		if a, ok := n.(*Aggregate); ok && len(a.Keys) == 1 && OutputName(a.Keys[0]) == "k" {
+			aggs[n] = true
+		}
+		for _, c := range n.Children() {
+			walk(c)
+		}
+	}
+	walk(pruned)
+	if len(aggs) != 1 {
+		t.Fatalf("the shared aggregation became %d nodes:\n%s", len(aggs), Explain(pruned))
+	}
+	if ex := Explain(pruned); strings.Contains(ex, "unused") {
+		t.Fatalf("the shared projection still computes unused:\n%s", ex)
+	}
+}
