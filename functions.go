@@ -35,10 +35,12 @@ func Count(col ...Column) Column {
 // Sum adds the non-null values of col.
 func Sum(col Column) Column { return Column{plan.Agg{Func: plan.AggSum, Arg: col.e}} }
 
-// Min is the smallest non-null value of col.
+// Min is the smallest non-null value of col: a number, date, timestamp,
+// string or binary (compared by their bytes, as Spark does) or boolean
+// (false before true). Null when col has no non-null value.
 func Min(col Column) Column { return Column{plan.Agg{Func: plan.AggMin, Arg: col.e}} }
 
-// Max is the largest non-null value of col.
+// Max is the largest non-null value of col, as Min.
 func Max(col Column) Column { return Column{plan.Agg{Func: plan.AggMax, Arg: col.e}} }
 
 // Avg is the mean of the non-null values of col, as a double.

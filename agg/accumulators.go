@@ -70,7 +70,11 @@ func newAccumulator(spec Spec, argType arrow.DataType) (accumulator, error) {
 			return &avgAcc{}, nil
 		}
 	case Min, Max:
-		if isInt || id == arrow.TIMESTAMP || id == arrow.DATE32 {
+		if id == arrow.STRING || id == arrow.BINARY {
+			return newMinMaxBytes(spec.Func == Max, argType), nil
+		}
+		// booleans are 0 (false) and 1 (true): false < true, as in Spark
+		if isInt || id == arrow.TIMESTAMP || id == arrow.DATE32 || id == arrow.BOOL {
 			return &minMaxAcc[int64]{typ: argType, isMax: spec.Func == Max}, nil
 		}
 		if id == arrow.FLOAT64 {
@@ -297,7 +301,8 @@ func (a *avgAcc) build(mem memory.Allocator, groups []uint32) arrow.Array {
 func (a *avgAcc) resultType() (arrow.DataType, bool) { return arrow.PrimitiveTypes.Float64, true }
 func (a *avgAcc) memory() int64                      { return int64(cap(a.sums)+cap(a.counts)) * 8 }
 
-// minMaxAcc is min(col) or max(col), of the input type. State starts at the
+// minMaxAcc is min(col) or max(col), of the input type (booleans held as
+// 0 and 1; strings and binaries are minMaxBytesAcc). State starts at the
 // identity of the operation (so the no-null loop needs no seen test).
 // Comparisons with NaN are false, so a NaN only wins as a group's first value.
 type minMaxAcc[A int64 | float64] struct {
@@ -347,6 +352,12 @@ func (a *minMaxAcc[A]) update(groups []uint32, arg arrow.Array, sel []int32) err
 		minMaxTyped(a, groups, c.TimestampValues(), arg, sel)
 	case *array.Date32:
 		minMaxTyped(a, groups, c.Date32Values(), arg, sel)
+	case *array.Boolean:
+		if vals, ok := any(a.vals).([]int64); ok {
+			minMaxBools(vals, a.seen, a.isMax, groups, c, sel)
+			return nil
+		}
+		return fmt.Errorf("agg: min/max of a boolean into float state")
 	case *array.Float64:
 		if vals, ok := any(a.vals).([]float64); ok {
 			if a.isMax {
@@ -435,6 +446,14 @@ func buildNumbers[A int64 | float64](mem memory.Allocator, t arrow.DataType, val
 				continue
 			}
 			bb.UnsafeAppend(float64(vals[g]))
+		}
+	case *array.BooleanBuilder:
+		for _, g := range groups {
+			if valid != nil && !valid[g] {
+				bb.UnsafeAppendBoolToBitmap(false)
+				continue
+			}
+			bb.UnsafeAppend(vals[g] == 1)
 		}
 	}
 	return b.NewArray()

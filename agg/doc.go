@@ -59,7 +59,10 @@
 // value (sparkhash.go), estimated with the HLL++ bias tables Spark ships
 // (hll_tables.go, generated from Spark's class), so that estimates are
 // Spark's exactly. first/last (firstlast.go) keep one value per group,
-// chosen by arrival order. Results: count, count(*), count distinct and
+// chosen by arrival order. min/max of strings and binaries
+// (minmax_bytes.go) compare bytes, as Spark's default collation does, and
+// copy a value once per group and batch that improves it; booleans are
+// held as 0/1 in the numeric state. Results: count, count(*), count distinct and
 // approx_count_distinct are int64; sum of integers is int64, of floats
 // float64; min/max/first/last have the input type; avg is float64;
 // collect_* are lists of the input type. Sum, min, max and avg of a group with

@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 )
 
@@ -97,6 +98,34 @@ func minMaxValid[T number, A int64 | float64](state []A, seen []bool, isMax bool
 			continue
 		}
 		v := A(vals[r])
+		if (isMax && v > state[g]) || (!isMax && v < state[g]) {
+			state[g] = v
+		}
+		seen[g] = true
+	}
+}
+
+// minMaxBools folds a boolean column into min/max state held as 0 (false)
+// and 1 (true), nulls skipped. The bits are read one by one: min/max of
+// booleans is rare enough not to merit word-at-a-time loops.
+func minMaxBools(state []int64, seen []bool, isMax bool, groups []uint32, c *array.Boolean, sel []int32) {
+	var bm []byte
+	off := 0
+	if c.NullN() > 0 {
+		bm, off = validity(c)
+	}
+	for i, g := range groups {
+		r := i
+		if sel != nil {
+			r = int(sel[i])
+		}
+		if bm != nil && !bitutil.BitIsSet(bm, off+r) {
+			continue
+		}
+		var v int64
+		if c.Value(r) {
+			v = 1
+		}
 		if (isMax && v > state[g]) || (!isMax && v < state[g]) {
 			state[g] = v
 		}

@@ -19,7 +19,9 @@ import (
 //	count, count(*)  uvarint count
 //	sum              seen byte, 8 bytes (int64 or float64 bits)
 //	avg              8 bytes sum (float64 bits), uvarint count
-//	min, max         seen byte, 8 bytes
+//	min, max         seen byte, then (when seen) 8 bytes (numbers, dates,
+//	                 timestamps; booleans as 0/1), or uvarint length +
+//	                 bytes for strings and binaries
 //	count distinct   uvarint n, then n values: 8 bytes for numbers and
 //	                 timestamps, 1 for bools, uvarint length + bytes for
 //	                 strings and binaries
@@ -75,6 +77,8 @@ func (t *Table) EncodeStates(groups []uint32) [][]byte {
 				b = appendSeen(b, a.seen[g], uint64(a.vals[g]))
 			case *minMaxAcc[float64]:
 				b = appendSeen(b, a.seen[g], math.Float64bits(a.vals[g]))
+			case *minMaxBytesAcc:
+				b = a.appendState(b, g)
 			case *hllAcc:
 				b = a.appendState(b, g)
 			case *firstLastAcc:
@@ -235,6 +239,8 @@ func (t *Table) LoadGroups(keys []arrow.Array, states [][]byte) error {
 					pd.gids = append(pd.gids, int64(g))
 				}
 				a.counts[g] = int64(cnt)
+			case *minMaxBytesAcc:
+				b, ok = a.readState(b, g)
 			case *hllAcc:
 				b, ok = a.readState(b, g)
 			case *firstLastAcc:

@@ -21,7 +21,9 @@ const (
 	CountAll
 	// Sum is sum(col) of int32/int64 (as int64) or float64; null without values.
 	Sum
-	// Min is min(col) of int32/int64/timestamp/float64, of the input type.
+	// Min is min(col) of int32/int64/timestamp/date/float64/bool/string/
+	// binary, of the input type; strings and binaries order by their bytes
+	// (Spark's UTF8_BINARY), false before true.
 	Min
 	// Max is max(col), like Min.
 	Max

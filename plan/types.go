@@ -340,12 +340,14 @@ func aggType(e Agg, s *arrow.Schema) (arrow.DataType, error) {
 			return nil, fmt.Errorf("sum(%s): needs a number, got %s", e.Arg, columnar.TypeName(t))
 		}
 		return widen(t), nil
-	default: // min, max
+	default: // min, max: any orderable type, as Spark
 		switch t.ID() {
 		case arrow.INT32, arrow.INT64, arrow.FLOAT64, arrow.TIMESTAMP, arrow.DATE32:
 			return widen(t), nil
+		case arrow.STRING, arrow.BINARY, arrow.BOOL:
+			return t, nil
 		}
-		return nil, fmt.Errorf("%s(%s): needs a number, timestamp or date, got %s", e.Func, e.Arg, columnar.TypeName(t))
+		return nil, fmt.Errorf("%s(%s): needs a number, timestamp, date, string, binary or boolean, got %s", e.Func, e.Arg, columnar.TypeName(t))
 	}
 }
 

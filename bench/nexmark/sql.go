@@ -41,9 +41,8 @@ import (
 //     avg_price is a DOUBLE (Spark's avg), BIGINT in the suite. They run
 //     in Complete mode. Spark refuses count(DISTINCT) on a stream;
 //     Millrace counts it exactly (q15, q16).
-//   - q16's max(DATE_FORMAT(dateTime, 'HH:mm')) is
-//     date_format(max(dateTime), 'HH:mm'), equal within a day (the
-//     strings sort as the times; Millrace's max takes no strings).
+//   - q16's max(DATE_FORMAT(dateTime, 'HH:mm')) is the suite's: the
+//     max of strings (ordered by their bytes, as Spark's).
 //   - q20 names the bid's and the auction's dateTime and extra as the
 //     suite's sink does (bid_dateTime, bid_extra, auction_dateTime,
 //     auction_extra), with AS in the select list.
@@ -114,7 +113,7 @@ GROUP BY date_format(dateTime, 'yyyy-MM-dd')`,
 	"q16": `SELECT
   channel,
   date_format(dateTime, 'yyyy-MM-dd') AS ` + "`day`" + `,
-  date_format(max(dateTime), 'HH:mm') AS ` + "`minute`" + `,
+  max(date_format(dateTime, 'HH:mm')) AS ` + "`minute`" + `,
   count(*) AS total_bids,
   count(*) FILTER (WHERE price < 10000) AS rank1_bids,
   count(*) FILTER (WHERE price >= 10000 AND price < 1000000) AS rank2_bids,

@@ -16,7 +16,7 @@ var planDiffers = map[string]string{
 	"q8":  "the select lists add projections (renames, no copies) around the same aggregations and join",
 	"q13": "the join key auction % 10000 is computed by the same projection, named __key by SQL and side_key by the API",
 	"q15": "the day key is unnamed in the aggregate and named by a projection above it (a rename, no copy); the same aggregate",
-	"q16": "the day key is unnamed in the aggregate and max(dateTime) is __agg0 in SQL, max_dateTime in the API; the same aggregate and projection",
+	"q16": "the day key is unnamed in the aggregate and named by a projection above it (a rename, no copy); the same aggregate",
 	"q17": "the day key is unnamed in the aggregate and named by a projection above it (a rename, no copy); the same aggregate",
 	"q20": "the clashing columns are renamed after the join (before it in the API) and the category filter runs after the projection; same columns into the join",
 }
