@@ -50,6 +50,11 @@ func TestSQLMatchesAPI(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// As many stateful operators (distinct nodes of the DAG)
+			// as the API's, so that SQL runs no operator twice.
+			if got, want := statefulNodes(s.Plan()), statefulNodes(q.Build(g).Plan()); got != want {
+				t.Fatalf("%d stateful operators from SQL, %d from the API:\n%s", got, want, s.Explain())
+			}
 			if why, differs := planDiffers[q.Name]; !differs {
 				if got, want := s.Explain(), plan.Explain(api); got != want {
 					t.Fatalf("plan from SQL:\n%s\nfrom the API:\n%s", got, want)
@@ -76,4 +81,27 @@ func TestSQLMatchesAPI(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no query has SQL text")
 	}
+}
+
+// statefulNodes counts the distinct aggregation, join, dedup and sort
+// nodes of a plan's DAG.
+func statefulNodes(root plan.Node) int {
+	seen := map[plan.Node]bool{}
+	n := 0
+	var walk func(plan.Node)
+	walk = func(x plan.Node) {
+		if seen[x] {
+			return
+		}
+		seen[x] = true
+		switch x.(type) {
+		case *plan.Aggregate, *plan.Join, *plan.Deduplicate, *plan.Sort:
+			n++
+		}
+		for _, c := range x.Children() {
+			walk(c)
+		}
+	}
+	walk(root)
+	return n
 }
