@@ -10,7 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/millrace/millrace"
-	"github.com/millrace/millrace/internal/testutil"
 	memsrc "github.com/millrace/millrace/sources/memory"
 )
 
@@ -181,36 +180,7 @@ func RunGuideMillrace(ctx context.Context, c *GuideCase) (out Output, err error)
 	if len(c.Trigger) == 0 {
 		return Output{}, nil
 	}
-	// The first trigger runs when the query starts: its input is there before.
-	if err := add(0); err != nil {
-		return nil, err
-	}
-	rec := testutil.NewRecorder()
-	q, err := s.WriteStream(rec).OutputMode(mode).Allocator(mem).StatePartitions(3).Parallelism(2).
-		Trigger(millrace.ProcessingTime(time.Hour)).Start(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("case %s: Millrace refuses the query: %w", c.Name, err)
-	}
-	defer func() {
-		if serr := q.Stop(); serr != nil && err == nil {
-			err = fmt.Errorf("case %s: stop: %w", c.Name, serr)
-		}
-	}()
-	seen := 0
-	for i := range c.Trigger {
-		if i > 0 {
-			if err := add(i); err != nil {
-				return nil, err
-			}
-		}
-		if err := q.ProcessAllAvailable(ctx); err != nil {
-			return nil, fmt.Errorf("case %s: trigger %d: %w", c.Name, i, err)
-		}
-		_, batches := rec.Batches()
-		out = append(out, batches[seen:])
-		seen = len(batches)
-	}
-	return out, nil
+	return runTriggers(ctx, c.Name, s, mode, mem, len(c.Trigger), add)
 }
 
 // CompareGuide checks Millrace's output of a guide case against Spark's,

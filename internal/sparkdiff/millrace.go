@@ -173,7 +173,13 @@ func RunMillrace(ctx context.Context, c *Case) (out Output, err error) {
 	if len(c.Triggers) == 0 {
 		return Output{}, nil
 	}
-	// The first trigger runs when the query starts: its input is there before.
+	return runTriggers(ctx, c.Name, s, mode, mem, len(c.Triggers), add)
+}
+
+// runTriggers runs s to rec with one trigger per input batch: add(i) adds
+// trigger i's input (the first before the query starts, as it runs its
+// first trigger then), and each trigger's output batches are collected.
+func runTriggers(ctx context.Context, name string, s *millrace.Stream, mode millrace.OutputMode, mem memory.Allocator, n int, add func(int) error) (out Output, err error) {
 	if err := add(0); err != nil {
 		return nil, err
 	}
@@ -181,22 +187,22 @@ func RunMillrace(ctx context.Context, c *Case) (out Output, err error) {
 	q, err := s.WriteStream(rec).OutputMode(mode).Allocator(mem).StatePartitions(3).Parallelism(2).
 		Trigger(millrace.ProcessingTime(time.Hour)).Start(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("case %s: Millrace refuses the query: %w", c.Name, err)
+		return nil, fmt.Errorf("case %s: Millrace refuses the query: %w", name, err)
 	}
 	defer func() {
 		if serr := q.Stop(); serr != nil && err == nil {
-			err = fmt.Errorf("case %s: stop: %w", c.Name, serr)
+			err = fmt.Errorf("case %s: stop: %w", name, serr)
 		}
 	}()
 	seen := 0
-	for i := range c.Triggers {
+	for i := range n {
 		if i > 0 {
 			if err := add(i); err != nil {
 				return nil, err
 			}
 		}
 		if err := q.ProcessAllAvailable(ctx); err != nil {
-			return nil, fmt.Errorf("case %s: trigger %d: %w", c.Name, i, err)
+			return nil, fmt.Errorf("case %s: trigger %d: %w", name, i, err)
 		}
 		_, batches := rec.Batches()
 		out = append(out, batches[seen:])
