@@ -290,9 +290,6 @@ func TestNewAggregatesWindowedModes(t *testing.T) {
 	}, nil)
 	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	var batches [][][]any
-	type group struct {
-		ws, k int64
-	}
 	type want struct {
 		first    any
 		last     any
@@ -352,22 +349,7 @@ func TestNewAggregatesWindowedModes(t *testing.T) {
 						millrace.Last(col("v"), true).As("l"), millrace.CollectList(col("v")).As("list"),
 						millrace.CollectSet(col("v")).As("set")).
 					Select(col("window.start").As("ws"), col("k"), col("n"), col("f"), col("l"), col("list"), col("set"))
-				rec := testutil.NewRecorder()
-				q, err := s.WriteStream(rec).OutputMode(mode).Checkpoint(dir).MaxRowsPerTrigger(30).
-					Trigger(millrace.AvailableNow()).Start(context.Background())
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := q.AwaitTermination(context.Background()); err != nil {
-					t.Fatal(err)
-				}
-				for _, row := range rec.All() {
-					g := group{row[0].(int64), row[1].(int64)}
-					if _, seen := got[g]; seen && mode == millrace.Append {
-						t.Errorf("window %v written twice in Append mode", g)
-					}
-					got[g] = row[2:]
-				}
+				runWindowGroups(t, s, mode, dir, got)
 			}
 			for g, w := range expect {
 				row, ok := got[g]
@@ -431,5 +413,32 @@ func TestApproxCountDistinctRSDErrors(t *testing.T) {
 		case i == 1:
 			t.Logf("restart with rsd 0.01: %v", err)
 		}
+	}
+}
+
+// group is a window start and a key, the groups of the windowed tests.
+type group struct{ ws, k int64 }
+
+// runWindowGroups runs s (window start, key, values…) to the end of its
+// input from the checkpoint dir, 30 rows a trigger, and records each
+// group's last values in got; in Append mode a group written twice is an
+// error.
+func runWindowGroups(t *testing.T, s *millrace.Stream, mode millrace.OutputMode, dir string, got map[group][]any) {
+	t.Helper()
+	rec := testutil.NewRecorder()
+	q, err := s.WriteStream(rec).OutputMode(mode).Checkpoint(dir).MaxRowsPerTrigger(30).
+		Trigger(millrace.AvailableNow()).Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := q.AwaitTermination(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rec.All() {
+		g := group{row[0].(int64), row[1].(int64)}
+		if _, seen := got[g]; seen && mode == millrace.Append {
+			t.Errorf("window %v written twice in Append mode", g)
+		}
+		got[g] = row[2:]
 	}
 }

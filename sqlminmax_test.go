@@ -9,7 +9,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/millrace/millrace"
-	"github.com/millrace/millrace/internal/testutil"
 	memsrc "github.com/millrace/millrace/sources/memory"
 )
 
@@ -30,7 +29,6 @@ func TestMinMaxStringsWindowedModes(t *testing.T) {
 	}, nil)
 	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	words := []string{"", "a", "ab", "B", "é", "\uFFFD", "\U00010000", "日本", "z"}
-	type group struct{ ws, k int64 }
 	type want struct{ mn, mx, bmax any }
 	expect := map[group]*want{}
 	var batches [][][]any
@@ -102,22 +100,7 @@ func TestMinMaxStringsWindowedModes(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					rec := testutil.NewRecorder()
-					q, err := s.WriteStream(rec).OutputMode(mode).Checkpoint(dir).MaxRowsPerTrigger(30).
-						Trigger(millrace.AvailableNow()).Start(context.Background())
-					if err != nil {
-						t.Fatal(err)
-					}
-					if err := q.AwaitTermination(context.Background()); err != nil {
-						t.Fatal(err)
-					}
-					for _, row := range rec.All() {
-						g := group{row[0].(int64), row[1].(int64)}
-						if _, seen := got[g]; seen && mode == millrace.Append {
-							t.Errorf("window %v written twice in Append mode", g)
-						}
-						got[g] = row[2:]
-					}
+					runWindowGroups(t, s, mode, dir, got)
 				}
 				for g, w := range expect {
 					row, ok := got[g]
