@@ -14,7 +14,8 @@ STATICCHECK = $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION
 test: lint venv kafka unit race interop
 
 # Python readers used as independent oracles (delta-rs and Spark with
-# delta-spark for Delta tables).
+# delta-spark for Delta tables), and moto's S3 server, which the storage
+# tests start (internal/s3test).
 venv:
 	sh scripts/venv.sh
 

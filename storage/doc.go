@@ -39,7 +39,7 @@
 // path-style addressing; MILLRACE_S3_PATH_STYLE=1 or 0 sets path-style
 // explicitly. Throttling (503 SlowDown) and transient failures are retried
 // with exponential backoff by the SDK's standard retryer; when retries run
-// out the error says so.
+// out the error says so (AWS_MAX_ATTEMPTS sets the limit, 8 by default).
 //
 // Read next: local.go, s3.go.
 package storage

@@ -29,7 +29,8 @@ const EndpointEnv = "MILLRACE_S3_ENDPOINT"
 const PathStyleEnv = "MILLRACE_S3_PATH_STYLE"
 
 // maxAttempts bounds the SDK's retries of throttling (503 SlowDown) and
-// transient errors, with exponential backoff and jitter between them.
+// transient errors, with exponential backoff and jitter between them;
+// AWS_MAX_ATTEMPTS (or max_attempts in the AWS config) overrides it.
 const maxAttempts = 8
 
 // S3 is a Store on an S3 bucket below a key prefix.
@@ -57,9 +58,6 @@ func OpenS3(ctx context.Context, location string) (*S3, error) {
 		prefix += "/"
 	}
 	cfg, err := config.LoadDefaultConfig(ctx,
-		config.WithRetryer(func() aws.Retryer {
-			return retry.NewStandard(func(o *retry.StandardOptions) { o.MaxAttempts = maxAttempts })
-		}),
 		// Checksums only where S3 requires them: S3-compatible servers
 		// differ in which of the newer checksum headers they accept.
 		config.WithRequestChecksumCalculation(aws.RequestChecksumCalculationWhenRequired),
@@ -67,6 +65,9 @@ func OpenS3(ctx context.Context, location string) (*S3, error) {
 	)
 	if err != nil {
 		return nil, fmt.Errorf("storage: %s: load AWS configuration: %w", location, err)
+	}
+	if cfg.RetryMaxAttempts == 0 {
+		cfg.RetryMaxAttempts = maxAttempts
 	}
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
@@ -242,7 +243,7 @@ func explain(err error) error {
 		code == "ExpiredToken" || status(err) == http.StatusForbidden:
 		return fmt.Errorf("credentials refused (check AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or the AWS profile, and the bucket policy): %w", err)
 	case errors.As(err, &exhausted):
-		return fmt.Errorf("gave up after %d attempts (the server kept throttling or failing): %w", maxAttempts, err)
+		return fmt.Errorf("gave up after %d attempts with backoff (the server kept throttling or failing; AWS_MAX_ATTEMPTS raises the limit): %w", exhausted.Attempt, err)
 	}
 	return err
 }

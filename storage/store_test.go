@@ -225,3 +225,50 @@ func names(list []storage.ObjectInfo) string {
 	}
 	return strings.Join(s, " ")
 }
+
+// Throttling that does not stop ends in an error that says retries ran out
+// and names the bucket and operation.
+func TestS3SlowDownGivesUp(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/xml")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>`)
+	}))
+	defer srv.Close()
+	t.Setenv(storage.EndpointEnv, srv.URL)
+	t.Setenv("AWS_ACCESS_KEY_ID", "k")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "s")
+	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("AWS_MAX_ATTEMPTS", "2")
+	t.Setenv("AWS_CONFIG_FILE", "/dev/null")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+	st, err := storage.Open(context.Background(), "s3://busy-bucket/q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.Write(context.Background(), "commits/3", []byte("x"))
+	for _, want := range []string{"write s3://busy-bucket/q/commits/3", "gave up after 2 attempts", "SlowDown"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("error %v does not say %q", err, want)
+		}
+	}
+}
+
+func TestOpenLocations(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := storage.Open(ctx, "file://"+dir)
+	if err != nil || st.Location() != dir {
+		t.Fatalf("file:// = %v, %v", st, err)
+	}
+	s3st, err := storage.Open(ctx, "s3a://bucket/a/b/")
+	if err != nil || s3st.Location() != "s3://bucket/a/b/" {
+		t.Fatalf("s3a:// = %v, %v", s3st, err)
+	}
+	if _, err := storage.Open(ctx, "gs://bucket/x"); err == nil || !strings.Contains(err.Error(), "unknown scheme") {
+		t.Fatalf("gs:// = %v, want unknown scheme", err)
+	}
+	if _, err := storage.Open(ctx, "s3:///x"); err == nil {
+		t.Fatal("s3:// without a bucket was accepted")
+	}
+}
