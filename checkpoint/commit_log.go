@@ -58,7 +58,7 @@ func (d *Dir) WriteCommit(c CommitEntry) error {
 		return fmt.Errorf("checkpoint: write %s: %w", p, err)
 	}
 	data := append([]byte(fmt.Sprintf("v%d\n", logVersion)), meta...)
-	if err := writeFileNoReplace(p, data); err != nil {
+	if err := d.writeNew(commitName(c.BatchID), data); err != nil {
 		return err
 	}
 	if d.comMin < 0 {
@@ -88,7 +88,7 @@ func (d *Dir) Commit(id int64) (CommitEntry, error) {
 func (d *Dir) readCommit(id int64) (CommitEntry, error) {
 	const kind = "commit file"
 	p := d.commitPath(id)
-	lines, err := readLogFile(kind, p)
+	lines, err := d.readLogFile(kind, commitName(id))
 	if err != nil {
 		return CommitEntry{}, err
 	}

@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/millrace/millrace/storage"
 )
 
 // Names of the checkpoint layout, as in Spark.
@@ -34,6 +37,12 @@ const DefaultRetain = 100
 type Dir struct {
 	path string
 	lock *dirLock // nil for a Dir opened to inspect
+
+	// remote holds the checkpoint's files when it is on object storage
+	// (s3://), nil for a local directory; work is then the local directory
+	// for the state store and the sources' metadata.
+	remote storage.Store
+	work   string
 
 	mu sync.Mutex
 	// Batch ids present in the logs, -1 when a log is empty. The offsets
@@ -76,6 +85,9 @@ func open(path string, create bool) (_ *Dir, err error) {
 			d.Close()
 		}
 	}()
+	if storage.IsS3(path) {
+		return d, d.openRemote(create)
+	}
 	for _, sub := range []string{"", offsetsDir, commitsDir} {
 		p := filepath.Join(path, sub)
 		st, err := os.Stat(p)
@@ -109,28 +121,54 @@ func open(path string, create bool) (_ *Dir, err error) {
 			}
 		}
 	}
+	return d, d.load()
+}
+
+// openRemote opens a checkpoint on object storage. It takes no lock (object
+// storage has none): two queries on one checkpoint cannot both write an
+// entry, since entries are created with conditional writes, so the second
+// fails at its first write with ErrExists.
+func (d *Dir) openRemote(create bool) error {
+	st, err := storage.Open(context.Background(), d.path)
+	if err != nil {
+		return fmt.Errorf("checkpoint: open %s: %w", d.path, err)
+	}
+	d.remote = st
+	if d.work, err = workDir(d.path); err != nil {
+		return err
+	}
+	if create {
+		if err := os.MkdirAll(filepath.Join(d.work, stateDir), 0o755); err != nil {
+			return fmt.Errorf("checkpoint %s: create local work directory: %w", d.path, err)
+		}
+	}
+	return d.load()
+}
+
+// load reads the metadata and the logs' batch ids, and validates the files
+// recovery reads first.
+func (d *Dir) load() error {
 	m, ok, err := d.Metadata()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if ok {
 		d.numSources = m.NumSources
 	}
 	if err := d.scanLogs(); err != nil {
-		return nil, err
+		return err
 	}
-	// Validate the files recovery reads first.
 	if d.offMax >= 0 {
 		if _, err := d.readOffsets(d.offMax); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if d.comMax >= 0 {
 		if _, err := d.readCommit(d.comMax); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return d, nil
+	return nil
 }
 
 // Close releases the checkpoint's lock. The Dir must not be written after.
@@ -147,21 +185,32 @@ func (d *Dir) Close() error {
 // Path returns the checkpoint directory.
 func (d *Dir) Path() string { return d.path }
 
-// StateDir returns the state store's directory.
-func (d *Dir) StateDir() string { return filepath.Join(d.path, stateDir) }
+// StateDir returns the state store's directory (for a checkpoint on object
+// storage, in the local work directory: see WorkDirEnv).
+func (d *Dir) StateDir() string { return filepath.Join(d.local(), stateDir) }
+
+// local is the local directory of the checkpoint: itself, or its work
+// directory when it is on object storage.
+func (d *Dir) local() string {
+	if d.remote != nil {
+		return d.work
+	}
+	return d.path
+}
 
 // SourceDir returns the metadata directory of source i (0-based, in query
-// order), creating it if needed.
+// order), creating it if needed (for a checkpoint on object storage, in the
+// local work directory).
 func (d *Dir) SourceDir(i int) string {
-	p := filepath.Join(d.path, sourcesDir, strconv.Itoa(i))
+	p := filepath.Join(d.local(), sourcesDir, strconv.Itoa(i))
 	os.MkdirAll(p, 0o755) // an error here surfaces when the source writes
 	return p
 }
 
 // Metadata reads the metadata file; false if there is none yet.
 func (d *Dir) Metadata() (Metadata, bool, error) {
-	p := filepath.Join(d.path, metadataFile)
-	data, err := os.ReadFile(p)
+	p := d.file(metadataFile)
+	data, err := d.readFile(metadataFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Metadata{}, false, nil
 	}
@@ -184,7 +233,7 @@ func (d *Dir) Metadata() (Metadata, bool, error) {
 // of a complete temporary file), so even two writers that got past the
 // lock (a filesystem without flock) cannot both believe they wrote it.
 func (d *Dir) WriteMetadata(m Metadata) error {
-	p := filepath.Join(d.path, metadataFile)
+	p := d.file(metadataFile)
 	if m.ID == "" {
 		return fmt.Errorf("checkpoint: write %s: empty query id", p)
 	}
@@ -197,7 +246,7 @@ func (d *Dir) WriteMetadata(m Metadata) error {
 	if err != nil {
 		return fmt.Errorf("checkpoint: write %s: %w", p, err)
 	}
-	if err := writeFileNoReplace(p, append(data, '\n')); err != nil {
+	if err := d.writeNew(metadataFile, append(data, '\n')); err != nil {
 		if errors.Is(err, ErrExists) {
 			return fmt.Errorf("checkpoint: metadata %s was written by another process meanwhile: %w", p, err)
 		}
@@ -225,7 +274,7 @@ func (d *Dir) Ensure(want Metadata) (Metadata, error) {
 		}
 		return want, d.WriteMetadata(want)
 	}
-	p := filepath.Join(d.path, metadataFile)
+	p := d.file(metadataFile)
 	switch {
 	case want.ID != "" && want.ID != have.ID:
 		return have, fmt.Errorf("checkpoint: %s belongs to query %s, not %s: use another checkpoint directory: %w",
@@ -271,9 +320,17 @@ func listBatchIDs(dir string) ([]int64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: list %s: %w", dir, err)
 	}
+	names := make([]string, len(ents))
+	for i, e := range ents {
+		names[i] = e.Name()
+	}
+	return batchIDs(names), nil
+}
+
+// batchIDs returns the sorted batch ids among a log's file names.
+func batchIDs(names []string) []int64 {
 	var ids []int64
-	for _, e := range ents {
-		name := e.Name()
+	for _, name := range names {
 		if strings.HasPrefix(name, ".") || name == "" || name[0] < '0' || name[0] > '9' {
 			continue
 		}
@@ -284,17 +341,17 @@ func listBatchIDs(dir string) ([]int64, error) {
 		ids = append(ids, id)
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	return ids, nil
+	return ids
 }
 
 // scanLogs lists both logs and checks the invariants between their batch ids.
 func (d *Dir) scanLogs() error {
-	offDir, comDir := filepath.Join(d.path, offsetsDir), filepath.Join(d.path, commitsDir)
-	offs, err := listBatchIDs(offDir)
+	offDir, comDir := d.file(offsetsDir), d.file(commitsDir)
+	offs, err := d.listIDs(offsetsDir)
 	if err != nil {
 		return err
 	}
-	coms, err := listBatchIDs(comDir)
+	coms, err := d.listIDs(commitsDir)
 	if err != nil {
 		return err
 	}
@@ -318,7 +375,7 @@ func (d *Dir) scanLogs() error {
 			missing = d.comMin
 		}
 		return corrupt("commit log", comDir, 0, nil, "batch %d is committed but %s has no offsets for it",
-			missing, filepath.Join(d.path, offsetsDir))
+			missing, d.file(offsetsDir))
 	case len(coms) > 0 && d.offMax > d.comMax+1:
 		return corrupt("offsets log", offDir, 0, nil,
 			"offsets go up to batch %d but batch %d was never committed", d.offMax, d.comMax+1)

@@ -65,6 +65,20 @@
 //     start (exec/sinkbind.go, sinks.Binder): a restart whose sink storage
 //     was deleted or replaced is refused instead of losing output.
 //
+// # On object storage
+//
+// A location s3://bucket/prefix puts the checkpoint's own files (metadata,
+// offsets/N, commits/N, sink) on S3 through package storage (files.go):
+// entries are created with conditional writes (If-None-Match: *), so of two
+// writers exactly one creates each entry and the other gets ErrExists;
+// object storage has no lock, so that is what keeps a second query out.
+// What must stay local (the state store's Pebble working copy, the
+// sources' metadata) lives in a local work directory, WorkDirEnv/<bucket>/
+// <prefix>. Neither is uploaded yet (issue 14): a stateful query restarted
+// on another machine is refused by the state store for want of its state,
+// and a file source there would not know the files it had seen.
+// Inspect reads local checkpoints only.
+//
 // # Inspect
 //
 // Inspect reports what a restart would do, from the logs; exec.Inspect adds

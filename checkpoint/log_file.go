@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strconv"
 )
 
@@ -13,10 +12,11 @@ import (
 // same as Spark's.
 const logVersion = 1
 
-// readLogFile reads a log file and splits it into lines after checking its
+// readLogFile reads a log file (name relative to the checkpoint) and splits it into lines after checking its
 // version header. kind names the file in errors ("offsets file").
-func readLogFile(kind, path string) ([]string, error) {
-	data, err := os.ReadFile(path)
+func (d *Dir) readLogFile(kind, name string) ([]string, error) {
+	path := d.file(name)
+	data, err := d.readFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("checkpoint: %s %s does not exist: %w", kind, path, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -33,13 +32,13 @@ type offsetSeqMetadata struct {
 	Conf             map[string]string `json:"conf"`
 }
 
-func (d *Dir) offsetsPath(id int64) string {
-	return filepath.Join(d.path, offsetsDir, strconv.FormatInt(id, 10))
-}
+func offsetsName(id int64) string { return offsetsDir + "/" + strconv.FormatInt(id, 10) }
 
-func (d *Dir) commitPath(id int64) string {
-	return filepath.Join(d.path, commitsDir, strconv.FormatInt(id, 10))
-}
+func commitName(id int64) string { return commitsDir + "/" + strconv.FormatInt(id, 10) }
+
+func (d *Dir) offsetsPath(id int64) string { return d.file(offsetsName(id)) }
+
+func (d *Dir) commitPath(id int64) string { return d.file(commitName(id)) }
 
 // encodeOffsets renders e in Spark's offsets file format.
 func encodeOffsets(e OffsetEntry) ([]byte, error) {
@@ -93,7 +92,7 @@ func (d *Dir) WriteOffsets(e OffsetEntry) error {
 	if err != nil {
 		return fmt.Errorf("checkpoint: write %s: %w", p, err)
 	}
-	if err := writeFileNoReplace(p, data); err != nil {
+	if err := d.writeNew(offsetsName(e.BatchID), data); err != nil {
 		return err
 	}
 	if d.offMin < 0 {
@@ -123,7 +122,7 @@ func (d *Dir) Offsets(id int64) (OffsetEntry, error) {
 func (d *Dir) readOffsets(id int64) (OffsetEntry, error) {
 	const kind = "offsets file"
 	p := d.offsetsPath(id)
-	lines, err := readLogFile(kind, p)
+	lines, err := d.readLogFile(kind, offsetsName(id))
 	if err != nil {
 		return OffsetEntry{}, err
 	}

@@ -1,10 +1,7 @@
 package checkpoint
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 )
 
@@ -23,12 +20,15 @@ func (d *Dir) Purge(keep int) error {
 	}
 	threshold := d.comMax - int64(keep) + 1
 	for id := min(d.offMin, d.comMin); id < threshold; id++ {
-		for _, p := range []string{d.commitPath(id), d.offsetsPath(id)} {
-			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		for _, name := range []string{commitName(id), offsetsName(id)} {
+			if err := d.removeFile(name); err != nil {
 				return fmt.Errorf("checkpoint: purge: %w", err)
 			}
 		}
 		d.comMin, d.offMin = max(d.comMin, id+1), max(d.offMin, id+1)
+	}
+	if d.remote != nil {
+		return nil // object storage has no directories to fsync
 	}
 	if err := syncDir(filepath.Join(d.path, commitsDir)); err != nil {
 		return err

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 )
 
 // sinkFile records the identity of the sink the query writes to. It is not
@@ -25,8 +23,8 @@ type SinkRecord struct {
 // Sink reads the recorded sink identity; false if none is recorded (a
 // stateless sink, a new checkpoint, or one older than the record).
 func (d *Dir) Sink() (SinkRecord, bool, error) {
-	p := filepath.Join(d.path, sinkFile)
-	data, err := os.ReadFile(p)
+	p := d.file(sinkFile)
+	data, err := d.readFile(sinkFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return SinkRecord{}, false, nil
 	}
@@ -44,10 +42,9 @@ func (d *Dir) Sink() (SinkRecord, bool, error) {
 // WriteSink records the sink identity, replacing the earlier one (the sink
 // may change between runs).
 func (d *Dir) WriteSink(r SinkRecord) error {
-	p := filepath.Join(d.path, sinkFile)
 	data, err := json.Marshal(r)
 	if err != nil {
-		return fmt.Errorf("checkpoint: write %s: %w", p, err)
+		return fmt.Errorf("checkpoint: write %s: %w", d.file(sinkFile), err)
 	}
-	return WriteFileAtomic(p, append(data, '\n'))
+	return d.writeReplace(sinkFile, append(data, '\n'))
 }

@@ -109,9 +109,15 @@ func TestDedupRecovery(t *testing.T) {
 // sink committed.
 func runWithCrash(t *testing.T, chunks [][]click, build func(*memsrc.Source) *millrace.Stream, mode millrace.OutputMode, step string, crashBatch int64) [][]any {
 	t.Helper()
+	return runWithCrashIn(t, t.TempDir(), chunks, build, mode, step, crashBatch)
+}
+
+// runWithCrashIn is runWithCrash with the checkpoint at location dir (a
+// directory or s3://bucket/prefix).
+func runWithCrashIn(t *testing.T, dir string, chunks [][]click, build func(*memsrc.Source) *millrace.Stream, mode millrace.OutputMode, step string, crashBatch int64) [][]any {
+	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	dir := t.TempDir()
 	rec := testutil.NewRecorder()
 	ctx := context.Background()
 	fault := &crash{step: step, batch: crashBatch}

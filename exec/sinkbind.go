@@ -7,6 +7,7 @@ import (
 
 	"github.com/millrace/millrace/checkpoint"
 	"github.com/millrace/millrace/sinks"
+	"github.com/millrace/millrace/storage"
 )
 
 // bindSink makes sure, before the first batch, that the checkpoint and the
@@ -25,12 +26,14 @@ func (c *checkpointer) bindSink(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ckpt, err := filepath.Abs(c.dir.Path())
-	if err != nil {
-		return fmt.Errorf("checkpoint %s: %w", c.dir.Path(), err)
-	}
-	if real, err := filepath.EvalSymlinks(ckpt); err == nil {
-		ckpt = real // one name for one directory, however it is reached
+	ckpt := c.dir.Path() // an s3:// location names itself
+	if !storage.IsS3(ckpt) {
+		if ckpt, err = filepath.Abs(ckpt); err != nil {
+			return fmt.Errorf("checkpoint %s: %w", c.dir.Path(), err)
+		}
+		if real, err := filepath.EvalSymlinks(ckpt); err == nil {
+			ckpt = real // one name for one directory, however it is reached
+		}
 	}
 	_, offMax, _, comMax := c.dir.Batches()
 	info := sinks.BindInfo{

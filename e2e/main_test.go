@@ -1,0 +1,10 @@
+package e2e_test
+
+import (
+	"testing"
+
+	"github.com/millrace/millrace/internal/s3test"
+)
+
+// TestMain stops the S3 server (internal/s3test) if a test started one.
+func TestMain(m *testing.M) { s3test.Main(m) }
