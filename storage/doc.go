@@ -31,6 +31,11 @@
 //
 // # S3
 //
+// The S3 backend is package storage/s3store, which registers the s3 and
+// s3a schemes when imported (Register): Open refuses an s3:// location in
+// a program that does not import it, saying so, and a program with local
+// checkpoints does not link the AWS SDK.
+//
 // Credentials and region come from the standard AWS chain (environment,
 // shared config and credentials files, SSO, web identity, instance role);
 // the region defaults to us-east-1 when none is configured. An S3-compatible
@@ -41,5 +46,5 @@
 // with exponential backoff by the SDK's standard retryer; when retries run
 // out the error says so (AWS_MAX_ATTEMPTS sets the limit, 8 by default).
 //
-// Read next: local.go, s3.go.
+// Read next: local.go, storage/s3store/s3.go.
 package storage

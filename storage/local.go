@@ -32,7 +32,7 @@ func (l *Local) err(op, name string, err error) error {
 
 // Read returns the file's content.
 func (l *Local) Read(_ context.Context, name string) ([]byte, error) {
-	if err := checkName("read", l.dir, name); err != nil {
+	if err := CheckName("read", l.dir, name); err != nil {
 		return nil, err
 	}
 	b, err := os.ReadFile(l.path(name))
@@ -45,7 +45,7 @@ func (l *Local) Read(_ context.Context, name string) ([]byte, error) {
 // WriteNew creates the file exactly once (fsutil.WriteNew: link(2) of a
 // complete temporary file, which never replaces).
 func (l *Local) WriteNew(_ context.Context, name string, data []byte) error {
-	if err := checkName("write-new", l.dir, name); err != nil {
+	if err := CheckName("write-new", l.dir, name); err != nil {
 		return err
 	}
 	p := l.path(name)
@@ -61,7 +61,7 @@ func (l *Local) WriteNew(_ context.Context, name string, data []byte) error {
 // Write replaces the file atomically (fsutil.Write: temporary file, fsync,
 // rename).
 func (l *Local) Write(_ context.Context, name string, data []byte) error {
-	if err := checkName("write", l.dir, name); err != nil {
+	if err := CheckName("write", l.dir, name); err != nil {
 		return err
 	}
 	p := l.path(name)
@@ -125,7 +125,7 @@ func (l *Local) List(_ context.Context, prefix string) ([]ObjectInfo, error) {
 
 // Delete removes the file; a missing file is not an error.
 func (l *Local) Delete(_ context.Context, name string) error {
-	if err := checkName("delete", l.dir, name); err != nil {
+	if err := CheckName("delete", l.dir, name); err != nil {
 		return err
 	}
 	if err := os.Remove(l.path(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -136,7 +136,7 @@ func (l *Local) Delete(_ context.Context, name string) error {
 
 // Stat returns the file's size and modification time.
 func (l *Local) Stat(_ context.Context, name string) (ObjectInfo, error) {
-	if err := checkName("stat", l.dir, name); err != nil {
+	if err := CheckName("stat", l.dir, name); err != nil {
 		return ObjectInfo{}, err
 	}
 	info, err := os.Stat(l.path(name))

@@ -1,6 +1,7 @@
 package storage_test
 
 import (
+	_ "github.com/millrace/millrace/storage/s3store"
 	"testing"
 
 	"github.com/millrace/millrace/internal/s3test"

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/millrace/millrace/internal/fsutil"
@@ -74,11 +75,39 @@ func IsS3(location string) bool {
 	return strings.HasPrefix(location, "s3://") || strings.HasPrefix(location, "s3a://")
 }
 
-// Open returns the Store for location: S3 for s3://bucket/prefix (s3a://
-// too, as Spark writes it), local disk for a path or file:// URL.
+// Opener opens the Store of a location of a registered scheme.
+type Opener func(ctx context.Context, location string) (Store, error)
+
+var (
+	openersMu sync.Mutex
+	openers   = map[string]Opener{}
+)
+
+// Register makes Open serve locations scheme://…; a backend calls it from
+// init (storage/s3store registers s3 and s3a), so that a program links the
+// S3 client only when it imports that backend, as connectors register in
+// package catalog.
+func Register(scheme string, open Opener) {
+	openersMu.Lock()
+	defer openersMu.Unlock()
+	openers[scheme] = open
+}
+
+// Open returns the Store for location: local disk for a path or file://
+// URL, or the registered backend of its scheme (S3 for s3://bucket/prefix
+// and s3a://, as Spark writes it, once storage/s3store is imported: the
+// millrace CLI does).
 func Open(ctx context.Context, location string) (Store, error) {
-	if IsS3(location) {
-		return OpenS3(ctx, location)
+	if scheme, _, ok := strings.Cut(location, "://"); ok && scheme != "file" {
+		openersMu.Lock()
+		open := openers[scheme]
+		openersMu.Unlock()
+		if open != nil {
+			return open(ctx, location)
+		}
+		if IsS3(location) {
+			return nil, fmt.Errorf("storage: location %q: the S3 backend is not linked in: import _ \"github.com/millrace/millrace/storage/s3store\"", location)
+		}
 	}
 	if rest, ok := strings.CutPrefix(location, "file://"); ok {
 		return NewLocal(rest), nil
@@ -89,9 +118,9 @@ func Open(ctx context.Context, location string) (Store, error) {
 	return NewLocal(location), nil
 }
 
-// checkName rejects names that would escape the location or that the
+// CheckName rejects names that would escape the location or that the
 // backends would read differently.
-func checkName(op, loc, name string) error {
+func CheckName(op, loc, name string) error {
 	if name == "" || strings.HasPrefix(name, "/") || path.Clean(name) != name || name == ".." || strings.HasPrefix(name, "../") {
 		return &Error{Op: op, Location: loc, Name: name, Err: errors.New("invalid object name (want a relative slash-separated path without . or .. elements)")}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/millrace/millrace/storage/s3store"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -162,7 +163,7 @@ func TestS3CredentialsRefused(t *testing.T) {
 		fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>InvalidAccessKeyId</Code><Message>The AWS Access Key Id you provided does not exist in our records.</Message></Error>`)
 	}))
 	defer srv.Close()
-	t.Setenv(storage.EndpointEnv, srv.URL)
+	t.Setenv(s3store.EndpointEnv, srv.URL)
 	t.Setenv("AWS_ACCESS_KEY_ID", "wrong")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "wrong")
 	t.Setenv("AWS_REGION", "us-east-1")
@@ -199,7 +200,7 @@ func TestS3SlowDownRetried(t *testing.T) {
 		fmt.Fprint(w, "hello")
 	}))
 	defer srv.Close()
-	t.Setenv(storage.EndpointEnv, srv.URL)
+	t.Setenv(s3store.EndpointEnv, srv.URL)
 	t.Setenv("AWS_ACCESS_KEY_ID", "k")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "s")
 	t.Setenv("AWS_REGION", "us-east-1")
@@ -235,7 +236,7 @@ func TestS3SlowDownGivesUp(t *testing.T) {
 		fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>`)
 	}))
 	defer srv.Close()
-	t.Setenv(storage.EndpointEnv, srv.URL)
+	t.Setenv(s3store.EndpointEnv, srv.URL)
 	t.Setenv("AWS_ACCESS_KEY_ID", "k")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "s")
 	t.Setenv("AWS_REGION", "us-east-1")

@@ -5,6 +5,10 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	// s3:// and s3a:// checkpoint locations (the S3 client is linked only
+	// by programs that import the backend).
+	_ "github.com/millrace/millrace/storage/s3store"
 )
 
 func main() {

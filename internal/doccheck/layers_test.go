@@ -16,7 +16,8 @@ import (
 func TestLayers(t *testing.T) {
 	forbidden := map[string][]string{
 		"sinks/file": {"checkpoint", "state", "github.com/cockroachdb/pebble/v2"},
-		"checkpoint": {"state"},
+		"checkpoint": {"state", "storage/s3store", "github.com/aws/aws-sdk-go-v2/service/s3"},
+		"exec":       {"storage/s3store", "github.com/aws/aws-sdk-go-v2/service/s3"},
 		"state":      {"checkpoint"},
 		"plan":       {"textdecode"},
 	}

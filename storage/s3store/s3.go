@@ -1,4 +1,4 @@
-package storage
+package s3store
 
 import (
 	"bytes"
@@ -17,7 +17,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
+	"github.com/millrace/millrace/storage"
 )
+
+func init() {
+	open := func(ctx context.Context, location string) (storage.Store, error) { return OpenS3(ctx, location) }
+	storage.Register("s3", open)
+	storage.Register("s3a", open)
+}
 
 // EndpointEnv names an S3-compatible server's URL (http://127.0.0.1:9000);
 // setting it also turns on path-style addressing. AWS_ENDPOINT_URL works
@@ -98,12 +105,12 @@ func (s *S3) Bucket() string { return s.bucket }
 func (s *S3) key(name string) string { return s.prefix + name }
 
 func (s *S3) err(op, name string, err error) error {
-	return &Error{Op: op, Location: s.location, Name: name, Err: explain(err)}
+	return &storage.Error{Op: op, Location: s.location, Name: name, Err: explain(err)}
 }
 
 // Read gets the object.
 func (s *S3) Read(ctx context.Context, name string) ([]byte, error) {
-	if err := checkName("read", s.location, name); err != nil {
+	if err := storage.CheckName("read", s.location, name); err != nil {
 		return nil, err
 	}
 	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: aws.String(s.key(name))})
@@ -123,7 +130,7 @@ func (s *S3) Read(ctx context.Context, name string) ([]byte, error) {
 // exists. A 409 ConditionalRequestConflict (another conditional write to the
 // key in flight) is retried: the retry then sees the winner's object.
 func (s *S3) WriteNew(ctx context.Context, name string, data []byte) error {
-	if err := checkName("write-new", s.location, name); err != nil {
+	if err := storage.CheckName("write-new", s.location, name); err != nil {
 		return err
 	}
 	var err error
@@ -143,7 +150,7 @@ func (s *S3) WriteNew(ctx context.Context, name string, data []byte) error {
 	case err == nil:
 		return nil
 	case status(err) == http.StatusPreconditionFailed:
-		return &Error{Op: "write-new", Location: s.location, Name: name, Err: ErrExists}
+		return &storage.Error{Op: "write-new", Location: s.location, Name: name, Err: storage.ErrExists}
 	default:
 		return s.err("write-new", name, err)
 	}
@@ -151,7 +158,7 @@ func (s *S3) WriteNew(ctx context.Context, name string, data []byte) error {
 
 // Write puts the object (a PUT replaces atomically on S3).
 func (s *S3) Write(ctx context.Context, name string, data []byte) error {
-	if err := checkName("write", s.location, name); err != nil {
+	if err := storage.CheckName("write", s.location, name); err != nil {
 		return err
 	}
 	_, err := s.client.PutObject(ctx, &s3.PutObjectInput{
@@ -167,8 +174,8 @@ func (s *S3) Write(ctx context.Context, name string, data []byte) error {
 }
 
 // List pages through ListObjectsV2 under the store's prefix + prefix.
-func (s *S3) List(ctx context.Context, prefix string) ([]ObjectInfo, error) {
-	var out []ObjectInfo
+func (s *S3) List(ctx context.Context, prefix string) ([]storage.ObjectInfo, error) {
+	var out []storage.ObjectInfo
 	p := s3.NewListObjectsV2Paginator(s.client, &s3.ListObjectsV2Input{Bucket: &s.bucket, Prefix: aws.String(s.key(prefix))})
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
@@ -176,7 +183,7 @@ func (s *S3) List(ctx context.Context, prefix string) ([]ObjectInfo, error) {
 			return nil, s.err("list", prefix, err)
 		}
 		for _, o := range page.Contents {
-			info := ObjectInfo{Name: strings.TrimPrefix(aws.ToString(o.Key), s.prefix), Size: aws.ToInt64(o.Size)}
+			info := storage.ObjectInfo{Name: strings.TrimPrefix(aws.ToString(o.Key), s.prefix), Size: aws.ToInt64(o.Size)}
 			if o.LastModified != nil {
 				info.ModTime = *o.LastModified
 			}
@@ -190,7 +197,7 @@ func (s *S3) List(ctx context.Context, prefix string) ([]ObjectInfo, error) {
 
 // Delete removes the object; S3 answers success for a missing key.
 func (s *S3) Delete(ctx context.Context, name string) error {
-	if err := checkName("delete", s.location, name); err != nil {
+	if err := storage.CheckName("delete", s.location, name); err != nil {
 		return err
 	}
 	if _, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: aws.String(s.key(name))}); err != nil {
@@ -200,15 +207,15 @@ func (s *S3) Delete(ctx context.Context, name string) error {
 }
 
 // Stat heads the object.
-func (s *S3) Stat(ctx context.Context, name string) (ObjectInfo, error) {
-	if err := checkName("stat", s.location, name); err != nil {
-		return ObjectInfo{}, err
+func (s *S3) Stat(ctx context.Context, name string) (storage.ObjectInfo, error) {
+	if err := storage.CheckName("stat", s.location, name); err != nil {
+		return storage.ObjectInfo{}, err
 	}
 	out, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: aws.String(s.key(name))})
 	if err != nil {
-		return ObjectInfo{}, s.err("stat", name, err)
+		return storage.ObjectInfo{}, s.err("stat", name, err)
 	}
-	info := ObjectInfo{Name: name, Size: aws.ToInt64(out.ContentLength)}
+	info := storage.ObjectInfo{Name: name, Size: aws.ToInt64(out.ContentLength)}
 	if out.LastModified != nil {
 		info.ModTime = *out.LastModified
 	}
@@ -225,7 +232,7 @@ func status(err error) int {
 }
 
 // explain maps the SDK's errors to this package's: a missing key or bucket
-// wraps ErrNotExist, refused credentials and exhausted retries say what to
+// wraps storage.ErrNotExist, refused credentials and exhausted retries say what to
 // check. The SDK's error stays in the chain.
 func explain(err error) error {
 	var api smithy.APIError
@@ -236,7 +243,7 @@ func explain(err error) error {
 	var exhausted *retry.MaxAttemptsError
 	switch {
 	case code == "NoSuchKey" || code == "NotFound" || (status(err) == http.StatusNotFound && code != "NoSuchBucket"):
-		return fmt.Errorf("%w (%v)", ErrNotExist, err)
+		return fmt.Errorf("%w (%v)", storage.ErrNotExist, err)
 	case code == "NoSuchBucket":
 		return fmt.Errorf("bucket does not exist: %w", err)
 	case code == "InvalidAccessKeyId" || code == "SignatureDoesNotMatch" || code == "AccessDenied" ||
