@@ -158,17 +158,10 @@ func TestWriteNewRace(t *testing.T) {
 // answering 403 InvalidAccessKeyId stands in for S3 (moto accepts any key).
 func TestS3CredentialsRefused(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/xml")
-		w.WriteHeader(http.StatusForbidden)
-		fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>InvalidAccessKeyId</Code><Message>The AWS Access Key Id you provided does not exist in our records.</Message></Error>`)
+		s3Error(w, http.StatusForbidden, "InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.")
 	}))
 	defer srv.Close()
-	t.Setenv(s3store.EndpointEnv, srv.URL)
-	t.Setenv("AWS_ACCESS_KEY_ID", "wrong")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "wrong")
-	t.Setenv("AWS_REGION", "us-east-1")
-	t.Setenv("AWS_CONFIG_FILE", "/dev/null")
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+	useFakeS3(t, srv.URL, "wrong")
 	st, err := storage.Open(context.Background(), "s3://locked-bucket/ckpt")
 	if err != nil {
 		t.Fatal(err)
@@ -192,20 +185,13 @@ func TestS3SlowDownRetried(t *testing.T) {
 		n := calls
 		mu.Unlock()
 		if n <= 2 {
-			w.Header().Set("Content-Type", "application/xml")
-			w.WriteHeader(http.StatusServiceUnavailable)
-			fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>`)
+			s3Error(w, http.StatusServiceUnavailable, "SlowDown", "Please reduce your request rate.")
 			return
 		}
 		fmt.Fprint(w, "hello")
 	}))
 	defer srv.Close()
-	t.Setenv(s3store.EndpointEnv, srv.URL)
-	t.Setenv("AWS_ACCESS_KEY_ID", "k")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "s")
-	t.Setenv("AWS_REGION", "us-east-1")
-	t.Setenv("AWS_CONFIG_FILE", "/dev/null")
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+	useFakeS3(t, srv.URL, "k")
 	st, err := storage.Open(context.Background(), "s3://busy-bucket")
 	if err != nil {
 		t.Fatal(err)
@@ -231,18 +217,11 @@ func names(list []storage.ObjectInfo) string {
 // and names the bucket and operation.
 func TestS3SlowDownGivesUp(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/xml")
-		w.WriteHeader(http.StatusServiceUnavailable)
-		fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>`)
+		s3Error(w, http.StatusServiceUnavailable, "SlowDown", "Please reduce your request rate.")
 	}))
 	defer srv.Close()
-	t.Setenv(s3store.EndpointEnv, srv.URL)
-	t.Setenv("AWS_ACCESS_KEY_ID", "k")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "s")
-	t.Setenv("AWS_REGION", "us-east-1")
+	useFakeS3(t, srv.URL, "k")
 	t.Setenv("AWS_MAX_ATTEMPTS", "2")
-	t.Setenv("AWS_CONFIG_FILE", "/dev/null")
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
 	st, err := storage.Open(context.Background(), "s3://busy-bucket/q")
 	if err != nil {
 		t.Fatal(err)
@@ -272,4 +251,23 @@ func TestOpenLocations(t *testing.T) {
 	if _, err := storage.Open(ctx, "s3:///x"); err == nil {
 		t.Fatal("s3:// without a bucket was accepted")
 	}
+}
+
+// useFakeS3 points the S3 backend at a fake endpoint with the given access
+// key, no shared AWS config, for the tests of errors moto cannot produce.
+func useFakeS3(t *testing.T, url, key string) {
+	t.Helper()
+	t.Setenv(s3store.EndpointEnv, url)
+	t.Setenv("AWS_ACCESS_KEY_ID", key)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", key)
+	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("AWS_CONFIG_FILE", "/dev/null")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+}
+
+// s3Error answers a request as S3 answers an error.
+func s3Error(w http.ResponseWriter, status int, code, msg string) {
+	w.Header().Set("Content-Type", "application/xml")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>%s</Code><Message>%s</Message></Error>`, code, msg)
 }
