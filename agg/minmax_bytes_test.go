@@ -179,17 +179,7 @@ func TestMinMaxBytesOracle(t *testing.T) {
 					checkMinMax(t, mem, tab, oracle)
 				}
 				if batch%3 == 0 {
-					var victims []uint32
-					for g := 0; g < tab.Len(); g++ {
-						if rng.IntN(3) == 0 {
-							victims = append(victims, uint32(g))
-						}
-					}
-					kc := tab.HashTable().KeyColumns(mem, victims)
-					for _, k := range oracleKeys(kc, nil) {
-						delete(oracle, k)
-					}
-					testutil.ReleaseAll(kc)
+					victims := pickVictims(rng, mem, tab, oracle)
 					tab.Remove(victims)
 					checkMinMax(t, mem, tab, oracle)
 				}

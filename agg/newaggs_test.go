@@ -196,17 +196,7 @@ func TestNewAggregatesOracle(t *testing.T) {
 				testutil.ReleaseAll(args)
 				checkNewAggs(t, mem, tab, oracle)
 				if batch%3 == 0 {
-					var victims []uint32
-					for g := 0; g < tab.Len(); g++ {
-						if rng.IntN(3) == 0 {
-							victims = append(victims, uint32(g))
-						}
-					}
-					kc := tab.HashTable().KeyColumns(mem, victims)
-					for _, k := range oracleKeys(kc, nil) {
-						delete(oracle, k)
-					}
-					testutil.ReleaseAll(kc)
+					victims := pickVictims(rng, mem, tab, oracle)
 					before := emitByKey(t, mem, tab)
 					tab.Remove(victims)
 					after := emitByKey(t, mem, tab)
@@ -379,4 +369,21 @@ func TestHLLStateForms(t *testing.T) {
 	if x, y := a.Column(1).(*array.Int64).Int64Values(), b.Column(1).(*array.Int64).Int64Values(); fmt.Sprint(x) != fmt.Sprint(y) || x[0] != 5 {
 		t.Fatalf("estimates %v, reloaded %v", x, y)
 	}
+}
+
+// pickVictims chooses about a third of tab's groups at random for Remove,
+// and deletes them from oracle.
+func pickVictims[V any](rng *rand.Rand, mem memory.Allocator, tab *Table, oracle map[string]V) []uint32 {
+	var victims []uint32
+	for g := 0; g < tab.Len(); g++ {
+		if rng.IntN(3) == 0 {
+			victims = append(victims, uint32(g))
+		}
+	}
+	kc := tab.HashTable().KeyColumns(mem, victims)
+	for _, k := range oracleKeys(kc, nil) {
+		delete(oracle, k)
+	}
+	testutil.ReleaseAll(kc)
+	return victims
 }
