@@ -5,9 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/millrace/millrace/storage/s3store"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -154,84 +151,12 @@ func TestWriteNewRace(t *testing.T) {
 	}
 }
 
-// Refused credentials name the bucket and the operation. A fake server
-// answering 403 InvalidAccessKeyId stands in for S3 (moto accepts any key).
-func TestS3CredentialsRefused(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s3Error(w, http.StatusForbidden, "InvalidAccessKeyId", "The AWS Access Key Id you provided does not exist in our records.")
-	}))
-	defer srv.Close()
-	useFakeS3(t, srv.URL, "wrong")
-	st, err := storage.Open(context.Background(), "s3://locked-bucket/ckpt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = st.WriteNew(context.Background(), "offsets/0", []byte("x"))
-	for _, want := range []string{"write-new", "s3://locked-bucket/ckpt/offsets/0", "credentials refused", "InvalidAccessKeyId"} {
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Fatalf("error %v does not say %q", err, want)
-		}
-	}
-}
-
-// Throttling (503 SlowDown) is retried with backoff; the request succeeds
-// once the server stops throttling.
-func TestS3SlowDownRetried(t *testing.T) {
-	var mu sync.Mutex
-	calls := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		calls++
-		n := calls
-		mu.Unlock()
-		if n <= 2 {
-			s3Error(w, http.StatusServiceUnavailable, "SlowDown", "Please reduce your request rate.")
-			return
-		}
-		fmt.Fprint(w, "hello")
-	}))
-	defer srv.Close()
-	useFakeS3(t, srv.URL, "k")
-	st, err := storage.Open(context.Background(), "s3://busy-bucket")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := st.Read(context.Background(), "x")
-	if err != nil || string(got) != "hello" {
-		t.Fatalf("read after throttling = %q, %v", got, err)
-	}
-	if calls != 3 {
-		t.Fatalf("%d requests, want 3 (two throttled, one served)", calls)
-	}
-}
-
 func names(list []storage.ObjectInfo) string {
 	var s []string
 	for _, o := range list {
 		s = append(s, o.Name)
 	}
 	return strings.Join(s, " ")
-}
-
-// Throttling that does not stop ends in an error that says retries ran out
-// and names the bucket and operation.
-func TestS3SlowDownGivesUp(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s3Error(w, http.StatusServiceUnavailable, "SlowDown", "Please reduce your request rate.")
-	}))
-	defer srv.Close()
-	useFakeS3(t, srv.URL, "k")
-	t.Setenv("AWS_MAX_ATTEMPTS", "2")
-	st, err := storage.Open(context.Background(), "s3://busy-bucket/q")
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = st.Write(context.Background(), "commits/3", []byte("x"))
-	for _, want := range []string{"write s3://busy-bucket/q/commits/3", "gave up after 2 attempts", "SlowDown"} {
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Fatalf("error %v does not say %q", err, want)
-		}
-	}
 }
 
 func TestOpenLocations(t *testing.T) {
@@ -251,23 +176,4 @@ func TestOpenLocations(t *testing.T) {
 	if _, err := storage.Open(ctx, "s3:///x"); err == nil {
 		t.Fatal("s3:// without a bucket was accepted")
 	}
-}
-
-// useFakeS3 points the S3 backend at a fake endpoint with the given access
-// key, no shared AWS config, for the tests of errors moto cannot produce.
-func useFakeS3(t *testing.T, url, key string) {
-	t.Helper()
-	t.Setenv(s3store.EndpointEnv, url)
-	t.Setenv("AWS_ACCESS_KEY_ID", key)
-	t.Setenv("AWS_SECRET_ACCESS_KEY", key)
-	t.Setenv("AWS_REGION", "us-east-1")
-	t.Setenv("AWS_CONFIG_FILE", "/dev/null")
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
-}
-
-// s3Error answers a request as S3 answers an error.
-func s3Error(w http.ResponseWriter, status int, code, msg string) {
-	w.Header().Set("Content-Type", "application/xml")
-	w.WriteHeader(status)
-	fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>%s</Code><Message>%s</Message></Error>`, code, msg)
 }

@@ -9,6 +9,15 @@
 //     $MILLRACE_MOTO_SERVER, else <module root>/.venv/bin/moto_server, else
 //     on PATH. It keeps objects in memory, accepts any credentials, and
 //     dies with the test binary.
+//   - auth server: a second moto_server in its IAM mode
+//     (INITIAL_NO_AUTH_ACTION_COUNT=0), which checks every request's
+//     signature and knows no key: StartAuth, for refused credentials.
+//   - proxy: Proxy, between a client and the server, injects the faults of
+//     production object storage: an outage (Down/Up), slow answers
+//     (SetDelay), 503 SlowDown (Throttle), an upload cut off halfway
+//     (CutUploads), an answer lost after the server applied a PUT
+//     (LoseResponses). moto keeps objects in memory, so restarting it would
+//     lose them; the outage is what a client sees of a restart.
 //
 // # Invariants
 //

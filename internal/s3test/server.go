@@ -39,6 +39,10 @@ var (
 	shared     *Server
 	sharedErr  error
 	sharedSkip string
+
+	authOnce sync.Once
+	authed   *Server
+	authErr  error
 )
 
 // Endpoint returns the server's URL (http://127.0.0.1:port).
@@ -94,29 +98,53 @@ func Start(t testing.TB) *Server {
 		}
 		shared, sharedErr = start(bin)
 	})
+	return check(t, shared, sharedErr)
+}
+
+// StartAuth returns a second server of the test binary that checks
+// credentials, as S3 does (moto's IAM mode, INITIAL_NO_AUTH_ACTION_COUNT=0):
+// it knows no access key, so every request is refused with
+// InvalidAccessKeyId. NewBucket does not work on it.
+func StartAuth(t testing.TB) *Server {
+	t.Helper()
+	authOnce.Do(func() {
+		bin, err := Binary()
+		if err != nil {
+			sharedSkip = err.Error()
+			return
+		}
+		authed, authErr = start(bin, "INITIAL_NO_AUTH_ACTION_COUNT=0")
+	})
+	return check(t, authed, authErr)
+}
+
+func check(t testing.TB, s *Server, err error) *Server {
+	t.Helper()
 	if sharedSkip != "" {
 		if os.Getenv(RequireEnv) != "" {
 			t.Fatalf("%s (%s is set, so a missing S3 server is an error)", sharedSkip, RequireEnv)
 		}
 		t.Skipf("%s; set %s=1 to make this an error", sharedSkip, RequireEnv)
 	}
-	if sharedErr != nil {
-		t.Fatalf("s3test: %v", sharedErr)
+	if err != nil {
+		t.Fatalf("s3test: %v", err)
 	}
-	return shared
+	return s
 }
 
 // Main runs the tests of m, stops the server if one was started, and exits
 // with the tests' exit code. Call it from TestMain.
 func Main(m *testing.M) {
 	code := m.Run()
-	if shared != nil {
-		shared.Stop()
+	for _, s := range []*Server{shared, authed} {
+		if s != nil {
+			s.Stop()
+		}
 	}
 	os.Exit(code)
 }
 
-func start(bin string) (*Server, error) {
+func start(bin string, env ...string) (*Server, error) {
 	began := time.Now()
 	port, err := freePort()
 	if err != nil {
@@ -128,6 +156,7 @@ func start(bin string) (*Server, error) {
 	}
 	s := &Server{endpoint: fmt.Sprintf("http://127.0.0.1:%d", port), log: log, exited: make(chan struct{})}
 	s.cmd = exec.Command(bin, "-H", "127.0.0.1", "-p", fmt.Sprint(port))
+	s.cmd.Env = append(os.Environ(), env...)
 	s.cmd.Stdout, s.cmd.Stderr = log, log
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := s.cmd.Start(); err != nil {

@@ -11,4 +11,14 @@
 // shared config and credentials files, SSO, web identity, container and
 // instance roles); MILLRACE_S3_ENDPOINT (EndpointEnv) points at an
 // S3-compatible server and turns on path-style addressing.
+//
+// Faults: throttling (503 SlowDown), dropped connections and timeouts are
+// retried by the SDK's standard retryer with exponential backoff and
+// jitter, up to 8 attempts (AWS_MAX_ATTEMPTS); an attempt whose answer does
+// not start within MILLRACE_S3_TIMEOUT (TimeoutEnv, default 2m) fails and
+// is retried, so a stalled server cannot hang a query. A conditional PUT is
+// not idempotent: when a retried one is refused because the key exists,
+// WriteNew reads the object back and succeeds if it holds the bytes it
+// wrote (an earlier attempt created it and its answer was lost). A PUT is
+// atomic: an upload cut off halfway leaves no object.
 package s3store

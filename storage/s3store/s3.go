@@ -10,6 +10,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
@@ -17,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
 	"github.com/millrace/millrace/storage"
 )
 
@@ -39,6 +42,25 @@ const PathStyleEnv = "MILLRACE_S3_PATH_STYLE"
 // transient errors, with exponential backoff and jitter between them;
 // AWS_MAX_ATTEMPTS (or max_attempts in the AWS config) overrides it.
 const maxAttempts = 8
+
+// TimeoutEnv bounds how long one attempt waits for the server's answer
+// once its request is sent (a Go duration, default 2m): a server that
+// stalls fails the attempt, which is retried, instead of hanging the query.
+const TimeoutEnv = "MILLRACE_S3_TIMEOUT"
+
+const defaultTimeout = 2 * time.Minute
+
+func responseTimeout() (time.Duration, error) {
+	v := os.Getenv(TimeoutEnv)
+	if v == "" {
+		return defaultTimeout, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s=%q: want a positive duration such as 30s", TimeoutEnv, v)
+	}
+	return d, nil
+}
 
 // S3 is a Store on an S3 bucket below a key prefix.
 type S3 struct {
@@ -87,6 +109,13 @@ func OpenS3(ctx context.Context, location string) (*S3, error) {
 	case "0", "false":
 		pathStyle = false
 	}
+	timeout, err := responseTimeout()
+	if err != nil {
+		return nil, fmt.Errorf("storage: %s: %w", location, err)
+	}
+	cfg.HTTPClient = awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
+		tr.ResponseHeaderTimeout = timeout
+	})
 	client := s3.NewFromConfig(cfg, func(o *s3.Options) {
 		if endpoint != "" {
 			o.BaseEndpoint = aws.String(endpoint)
@@ -134,6 +163,7 @@ func (s *S3) WriteNew(ctx context.Context, name string, data []byte) error {
 		return err
 	}
 	var err error
+	var attempts atomic.Int32
 	for range maxAttempts {
 		_, err = s.client.PutObject(ctx, &s3.PutObjectInput{
 			Bucket:        &s.bucket,
@@ -141,7 +171,7 @@ func (s *S3) WriteNew(ctx context.Context, name string, data []byte) error {
 			Body:          bytes.NewReader(data),
 			ContentLength: aws.Int64(int64(len(data))),
 			IfNoneMatch:   aws.String("*"),
-		})
+		}, countAttempts(&attempts))
 		if status(err) != http.StatusConflict {
 			break
 		}
@@ -150,9 +180,37 @@ func (s *S3) WriteNew(ctx context.Context, name string, data []byte) error {
 	case err == nil:
 		return nil
 	case status(err) == http.StatusPreconditionFailed:
+		if attempts.Load() > 1 && s.wroteIt(ctx, name, data) {
+			return nil
+		}
 		return &storage.Error{Op: "write-new", Location: s.location, Name: name, Err: storage.ErrExists}
 	default:
 		return s.err("write-new", name, err)
+	}
+}
+
+// wroteIt reports whether the object holds exactly data. WriteNew asks it
+// when a retried PUT was refused because the key exists: an earlier
+// attempt may have created the object and lost its answer (a dropped
+// connection, a timeout), and failing then would report a lost race the
+// writer in fact won. A different writer that wrote the same bytes is
+// indistinguishable, and harmless: the entry holds what both meant.
+func (s *S3) wroteIt(ctx context.Context, name string, data []byte) bool {
+	got, err := s.Read(ctx, name)
+	return err == nil && bytes.Equal(got, data)
+}
+
+// countAttempts counts the HTTP attempts of one operation, retries
+// included: a middleware after the SDK's retry step runs once per attempt.
+func countAttempts(n *atomic.Int32) func(*s3.Options) {
+	return func(o *s3.Options) {
+		o.APIOptions = append(o.APIOptions, func(st *middleware.Stack) error {
+			return st.Finalize.Add(middleware.FinalizeMiddlewareFunc("MillraceCountAttempts",
+				func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+					n.Add(1)
+					return next.HandleFinalize(ctx, in)
+				}), middleware.After)
+		})
 	}
 }
 
