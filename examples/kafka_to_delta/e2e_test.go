@@ -21,13 +21,19 @@ import (
 	"github.com/millrace/millrace/checkpoint"
 	mexec "github.com/millrace/millrace/exec"
 	"github.com/millrace/millrace/internal/kafkatest"
+	"github.com/millrace/millrace/internal/s3test"
 	"github.com/millrace/millrace/lake"
 	"github.com/millrace/millrace/sinks/blackhole"
 	"github.com/millrace/millrace/sources/kafka"
 	kafkago "github.com/segmentio/kafka-go"
 )
 
-func TestMain(m *testing.M) { kafkatest.Main(m) }
+func TestMain(m *testing.M) {
+	code := m.Run()
+	kafkatest.Stop()
+	s3test.Stop()
+	os.Exit(code)
+}
 
 // TestKafkaToDeltaSurvivesKills runs the example pipeline as a child
 // process against a real broker, kills it with SIGKILL at every step of
@@ -37,70 +43,14 @@ func TestMain(m *testing.M) { kafkatest.Main(m) }
 func TestKafkaToDeltaSurvivesKills(t *testing.T) {
 	broker := kafkatest.Start(t)
 	topic := kafkatest.TopicName(t)
-	broker.CreateTopic(t, topic, 3, nil)
-
-	// 12 hours of clicks, out of order by up to 20 minutes (under the
-	// one-hour watermark, so none is late and the expected counts are plain).
-	const events = 30_000
-	base := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-	r := rand.New(rand.NewSource(5))
-	want := map[string]int64{}
-	var maxTS time.Time
-	var msgs []kafkago.Message
-	for i := 0; i < events; i++ {
-		ts := base.Add(time.Duration(i) * 12 * time.Hour / events).Add(-time.Duration(r.Int63n(int64(20 * time.Minute))))
-		if ts.After(maxTS) {
-			maxTS = ts
-		}
-		camp := r.Intn(5)
-		doc, _ := json.Marshal(map[string]any{"event_time": ts.Format(time.RFC3339Nano), "campaign_id": camp, "user_id": r.Intn(1000)})
-		msgs = append(msgs, kafkago.Message{Partition: i % 3, Value: doc})
-		want[fmt.Sprintf("%s|%d", ts.Truncate(time.Hour).Format(time.RFC3339), camp)]++
-	}
-	broker.Produce(t, topic, msgs...)
-	// Append mode writes a window once the watermark (max event time − 1h)
-	// passes its end.
-	wm := maxTS.Add(-time.Hour).Truncate(time.Millisecond)
-	for k := range want {
-		start, _ := time.Parse(time.RFC3339, strings.Split(k, "|")[0])
-		if start.Add(time.Hour).After(wm) {
-			delete(want, k)
-		}
-	}
-
+	want := produceClicks(t, broker, topic, 5)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "kafka_to_delta")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildExample(t, dir)
 	table, ckpt := filepath.Join(dir, "table"), filepath.Join(dir, "ckpt")
 	args := []string{"--brokers", broker.Addr(), "--topic", topic, "--table", table, "--checkpoint", ckpt,
 		"--max-offsets-per-trigger", "2000", "--available-now"}
-	runChild := func(env string, killAfter time.Duration) (killed bool) {
-		cmd := exec.Command(bin, args...)
-		cmd.Env = os.Environ()
-		if env != "" {
-			cmd.Env = append(cmd.Env, env)
-		}
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		if killAfter > 0 {
-			timer := time.AfterFunc(killAfter, func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
-			defer timer.Stop()
-		}
-		err := cmd.Wait()
-		if err == nil {
-			return false
-		}
-		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
-			return true
-		}
-		t.Fatalf("child failed: %v\n%s", err, stderr.String())
-		return false
-	}
+	r := rand.New(rand.NewSource(5))
+	runChild := func(env string, killAfter time.Duration) bool { return runExample(t, bin, args, nil, env, killAfter) }
 	kills := 0
 	steps := []string{mexec.StepOffsetsWritten, mexec.StepDataRead, mexec.StepSinkCommitted, mexec.StepStateCommitted, mexec.StepCommitWritten}
 	for batch := int64(0); batch < 10; batch++ {
@@ -137,8 +87,8 @@ func TestKafkaToDeltaSurvivesKills(t *testing.T) {
 	for _, o := range offs[topic] {
 		total += o
 	}
-	if len(offs[topic]) != 3 || total != events {
-		t.Fatalf("offsets/%d = %s, want all %d records of the 3 partitions of %s", last.BatchID, last.Offsets[0], events, topic)
+	if len(offs[topic]) != 3 || total != clickEvents {
+		t.Fatalf("offsets/%d = %s, want all %d records of the 3 partitions of %s", last.BatchID, last.Offsets[0], clickEvents, topic)
 	}
 
 	// …and in progress events.
@@ -162,7 +112,7 @@ func TestKafkaToDeltaSurvivesKills(t *testing.T) {
 	if diff := compareCounts(got, want); diff != "" {
 		t.Fatalf("lake reads the table wrong: %s", diff)
 	}
-	if rs, ok := readWithDeltaRS(t, table); ok {
+	if rs, ok := readWithDeltaRS(t, table, nil); ok {
 		if diff := compareCounts(rs, want); diff != "" {
 			t.Fatalf("delta-rs reads the table wrong: %s", diff)
 		}
@@ -195,8 +145,9 @@ func readWithLake(t *testing.T, table string) map[string]int64 {
 }
 
 // readWithDeltaRS reads the table with the deltalake Python package from
-// the project's .venv (made by make test), when it is there.
-func readWithDeltaRS(t *testing.T, table string) (map[string]int64, bool) {
+// the project's .venv (made by make test), when it is there, with the
+// given delta-rs storage options (for a table on S3).
+func readWithDeltaRS(t *testing.T, table string, storageOptions map[string]string) (map[string]int64, bool) {
 	py, _ := filepath.Abs("../../.venv/bin/python")
 	if _, err := os.Stat(py); err != nil {
 		if os.Getenv("MILLRACE_REQUIRE_DELTA_RS") != "" {
@@ -208,16 +159,21 @@ func readWithDeltaRS(t *testing.T, table string) (map[string]int64, bool) {
 	script := `
 import sys, json
 from deltalake import DeltaTable
-t = DeltaTable(sys.argv[1]).to_pyarrow_table().to_pylist()
+t = DeltaTable(sys.argv[1], storage_options=json.loads(sys.argv[2]) or None).to_pyarrow_table().to_pylist()
 out = {}
 for r in t:
     k = r["window"]["start"].strftime("%Y-%m-%dT%H:%M:%SZ") + "|" + str(r["campaign_id"])
     out[k] = out.get(k, 0) + r["clicks"]
 print(json.dumps(out))
 `
-	out, err := exec.Command(py, "-c", script, table).Output()
+	opts, _ := json.Marshal(storageOptions)
+	out, err := exec.Command(py, "-c", script, table, string(opts)).Output()
 	if err != nil {
-		t.Fatalf("delta-rs read: %v", err)
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("delta-rs read: %v\n%s", err, stderr)
 	}
 	got := map[string]int64{}
 	if err := json.Unmarshal(out, &got); err != nil {
@@ -249,4 +205,79 @@ func compareCounts(got, want map[string]int64) string {
 		return ""
 	}
 	return fmt.Sprintf("%d windows (of %d) differ: %s", len(diffs), len(want), strings.Join(diffs, "; "))
+}
+
+const clickEvents = 30_000
+
+// produceClicks writes 12 hours of clicks to a new 3-partition topic, out of
+// order by up to 20 minutes (under the one-hour watermark, so none is late
+// and the expected counts are plain), and returns the counts per
+// (window start|campaign) that Append mode writes: the windows the final
+// watermark (max event time − 1h) has passed.
+func produceClicks(t *testing.T, broker *kafkatest.Broker, topic string, seed int64) map[string]int64 {
+	broker.CreateTopic(t, topic, 3, nil)
+	base := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	r := rand.New(rand.NewSource(seed))
+	want := map[string]int64{}
+	var maxTS time.Time
+	var msgs []kafkago.Message
+	for i := 0; i < clickEvents; i++ {
+		ts := base.Add(time.Duration(i) * 12 * time.Hour / clickEvents).Add(-time.Duration(r.Int63n(int64(20 * time.Minute))))
+		if ts.After(maxTS) {
+			maxTS = ts
+		}
+		camp := r.Intn(5)
+		doc, _ := json.Marshal(map[string]any{"event_time": ts.Format(time.RFC3339Nano), "campaign_id": camp, "user_id": r.Intn(1000)})
+		msgs = append(msgs, kafkago.Message{Partition: i % 3, Value: doc})
+		want[fmt.Sprintf("%s|%d", ts.Truncate(time.Hour).Format(time.RFC3339), camp)]++
+	}
+	broker.Produce(t, topic, msgs...)
+	wm := maxTS.Add(-time.Hour).Truncate(time.Millisecond)
+	for k := range want {
+		start, _ := time.Parse(time.RFC3339, strings.Split(k, "|")[0])
+		if start.Add(time.Hour).After(wm) {
+			delete(want, k)
+		}
+	}
+	return want
+}
+
+// buildExample builds the example's binary into dir.
+func buildExample(t *testing.T, dir string) string {
+	bin := filepath.Join(dir, "kafka_to_delta")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// runExample runs the example once with the extra environment env plus
+// crash (a CrashEnv setting or ""), SIGKILLs it after killAfter if that is
+// positive, and reports whether it died of SIGKILL; any other failure
+// fails the test.
+func runExample(t *testing.T, bin string, args, env []string, crash string, killAfter time.Duration) (killed bool) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	if crash != "" {
+		cmd.Env = append(cmd.Env, crash)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if killAfter > 0 {
+		timer := time.AfterFunc(killAfter, func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
+		defer timer.Stop()
+	}
+	err := cmd.Wait()
+	if err == nil {
+		return false
+	}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+		return true
+	}
+	t.Fatalf("child failed: %v\n%s", err, stderr.String())
+	return false
 }

@@ -7,6 +7,11 @@
 //	go run ./examples/kafka_to_delta --brokers localhost:9092 --topic clicks \
 //	    --table /data/clicks_per_hour --checkpoint /data/clicks_per_hour.ckpt
 //
+// The table and the checkpoint may be on S3 (credentials from the standard
+// AWS chain; MILLRACE_S3_ENDPOINT for an S3-compatible server), so that the
+// query can restart on another machine: --table s3://bucket/clicks_per_hour
+// --checkpoint s3://bucket/checkpoints/clicks_per_hour.
+//
 // Events look like {"event_time":"2026-01-01T10:00:00Z","campaign_id":7,"user_id":42}.
 package main
 
@@ -23,6 +28,7 @@ import (
 	"github.com/millrace/millrace"
 	"github.com/millrace/millrace/lake"
 	"github.com/millrace/millrace/sources/kafka"
+	_ "github.com/millrace/millrace/storage/s3store" // s3:// tables and checkpoints
 )
 
 // clickSchema is the JSON document of one click.

@@ -111,10 +111,16 @@ func Start(t testing.TB) *Broker {
 //	func TestMain(m *testing.M) { kafkatest.Main(m) }
 func Main(m *testing.M) {
 	code := m.Run()
+	Stop()
+	os.Exit(code)
+}
+
+// Stop stops the test binary's broker if one was started; TestMain
+// functions that start other servers too call it instead of Main.
+func Stop() {
 	if shared != nil {
 		shared.Stop()
 	}
-	os.Exit(code)
 }
 
 // start formats the storage of a new broker and starts it.

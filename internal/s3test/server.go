@@ -136,12 +136,18 @@ func check(t testing.TB, s *Server, err error) *Server {
 // with the tests' exit code. Call it from TestMain.
 func Main(m *testing.M) {
 	code := m.Run()
+	Stop()
+	os.Exit(code)
+}
+
+// Stop stops the servers the test binary started; TestMain functions that
+// start other servers too call it instead of Main.
+func Stop() {
 	for _, s := range []*Server{shared, authed} {
 		if s != nil {
 			s.Stop()
 		}
 	}
-	os.Exit(code)
 }
 
 func start(bin string, env ...string) (*Server, error) {
