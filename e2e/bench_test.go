@@ -60,6 +60,7 @@ func BenchmarkExactlyOnceCost(b *testing.B) {
 type progressClock struct {
 	first, last time.Time
 	rows        int64
+	batches     int // after the first
 }
 
 func (c *progressClock) OnQueryStarted(id, runID, name string) {}
@@ -69,6 +70,7 @@ func (c *progressClock) OnQueryProgress(p *millrace.Progress) {
 		c.first = now
 	} else {
 		c.rows += p.NumInputRows
+		c.batches++
 	}
 	c.last = now
 }
