@@ -56,7 +56,7 @@ func (se *Session) planInsert(text string, st *sql.Insert) (*insertPlan, error) 
 		return nil, err
 	}
 	if root, ok := se.Setting(SettingCheckpointLocation); ok && root != "" {
-		ip.ckpt = filepath.Join(root, tb.name)
+		ip.ckpt = childLocation(root, tb.name)
 	}
 	return ip, nil
 }
@@ -140,4 +140,13 @@ func widens(from, to arrow.DataType) bool {
 		return to.ID() == arrow.FLOAT64
 	}
 	return false
+}
+
+// childLocation names name below root, a directory or a URL
+// (s3://bucket/prefix), which filepath.Join would mangle ("s3:/bucket").
+func childLocation(root, name string) string {
+	if strings.Contains(root, "://") {
+		return strings.TrimSuffix(root, "/") + "/" + name
+	}
+	return filepath.Join(root, name)
 }
