@@ -15,6 +15,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/millrace/millrace/internal/fsutil"
+	"github.com/millrace/millrace/storage"
 )
 
 // ErrWrongQuery is returned by Open when the store was created by another query.
@@ -61,6 +62,17 @@ type Options struct {
 	// (spark.sql.streaming.stateStore.rocksdb.trackTotalNumberOfRows);
 	// turning it off makes commits faster and NumRowsTotal is then -1.
 	NoRowCount bool
+	// Remote, when set, is the store's durable copy on object storage (the
+	// checkpoint's <location>/state): each Commit uploads its version's
+	// delta there before committing locally, and every SnapshotEvery
+	// versions a snapshot of the whole store; Open restores a missing or
+	// lagging local copy from it (remote.go, "Durable copy on object
+	// storage" in doc.go). Ignored with ReadOnly.
+	Remote storage.Store
+	// SnapshotEvery is how many versions come between two snapshots of
+	// the durable copy (default DefaultSnapshotEvery, as Spark's
+	// minDeltasForSnapshot).
+	SnapshotEvery int
 
 	fs vfs.FS // the filesystem (tests inject faults); nil: the OS's
 }
@@ -74,6 +86,7 @@ type Store struct {
 	opts   Options
 	db     *pebble.DB
 	health *health
+	remote *remoteCopy // the durable copy on object storage, nil if none
 
 	mu       sync.Mutex
 	closed   bool
@@ -94,8 +107,17 @@ type partChange struct {
 	updated, removed int64
 }
 
-// Open opens (or creates) the store in dir.
+// Open opens (or creates) the store in dir. With Options.Remote it first
+// brings the local copy to the durable copy's version (see Options.Remote).
 func Open(dir string, opts Options) (*Store, error) {
+	if opts.Remote != nil && !opts.ReadOnly {
+		return openWithRemote(dir, opts)
+	}
+	return openLocal(dir, opts)
+}
+
+// openLocal opens (or creates) the local Pebble copy in dir.
+func openLocal(dir string, opts Options) (*Store, error) {
 	if opts.QueryID == "" && !opts.ReadOnly {
 		return nil, fmt.Errorf("state: open %s: empty query id", dir)
 	}

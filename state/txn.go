@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -311,6 +312,14 @@ func (t *Txn) Commit() error {
 	if err := s.health.sticky(); err != nil {
 		return fmt.Errorf("state: commit version %d: %w", t.version, err)
 	}
+	// The durable copy first: once the delta is uploaded the version is
+	// committed as far as recovery is concerned (a restart replays it onto
+	// a local copy that missed it), so the local copy is never ahead.
+	if s.remote != nil {
+		if err := s.remote.uploadDelta(context.Background(), t.version, final.Repr()); err != nil {
+			return fmt.Errorf("state: store %s: commit version %d: %w", s.dir, t.version, err)
+		}
+	}
 	if err := s.health.guard(fmt.Sprintf("commit version %d", t.version), func() error {
 		return s.db.Apply(final, pebble.Sync)
 	}); err != nil {
@@ -327,6 +336,16 @@ func (t *Txn) Commit() error {
 			s.counts[p.id] = &c
 		}
 	}
+	s.mu.Unlock()
+	// A snapshot only shortens restores: a failed upload fails nothing
+	// (the deltas hold the version) and is tried again at the next commit.
+	if s.remote != nil && s.remote.snapshotDue(t.version) {
+		if err := s.uploadSnapshot(context.Background(), t.version); err != nil {
+			s.health.logf("upload of the snapshot of version %d to %s failed (retried at the next commit): %v",
+				t.version, s.remote.st.Location(), err)
+		}
+	}
+	s.mu.Lock()
 	s.commitMs = now().Sub(start).Milliseconds()
 	s.mu.Unlock()
 	return nil
