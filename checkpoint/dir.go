@@ -189,6 +189,16 @@ func (d *Dir) Path() string { return d.path }
 // storage, in the local work directory: see WorkDirEnv).
 func (d *Dir) StateDir() string { return filepath.Join(d.local(), stateDir) }
 
+// StateLocation returns the location of the state store's durable copy on
+// object storage (<checkpoint>/state), or "" for a local checkpoint, whose
+// state store is itself in the checkpoint directory.
+func (d *Dir) StateLocation() string {
+	if d.remote == nil {
+		return ""
+	}
+	return d.file(stateDir)
+}
+
 // local is the local directory of the checkpoint: itself, or its work
 // directory when it is on object storage.
 func (d *Dir) local() string {

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/millrace/millrace/storage"
 )
 
 // Report describes a checkpoint's files for `millrace checkpoint inspect`.
@@ -56,22 +59,31 @@ type BatchReport struct {
 // again, is reported in Warnings and in its batch's Error, as the engine
 // runs fine with it.
 func Inspect(path string) (Report, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return Report{}, fmt.Errorf("checkpoint: inspect: %w", err)
-	}
-	if !st.IsDir() {
-		return Report{}, fmt.Errorf("checkpoint: %s is not a query checkpoint: it is a file, and a checkpoint "+
-			"is a directory (check the path): %w", path, ErrNotCheckpoint)
+	remote := storage.IsS3(path)
+	if !remote {
+		st, err := os.Stat(path)
+		if err != nil {
+			return Report{}, fmt.Errorf("checkpoint: inspect: %w", err)
+		}
+		if !st.IsDir() {
+			return Report{}, fmt.Errorf("checkpoint: %s is not a query checkpoint: it is a file, and a checkpoint "+
+				"is a directory (check the path): %w", path, ErrNotCheckpoint)
+		}
 	}
 	d, err := open(path, false)
 	if err != nil && !errors.Is(err, ErrCorrupt) {
 		return Report{}, err
 	}
-	m, ok, merr := (&Dir{path: path}).Metadata()
+	md := &Dir{path: path}
+	if remote {
+		md = d // on object storage the metadata is read through the opened store
+	}
+	m, ok, merr := md.Metadata()
 	switch {
 	case merr != nil:
 		return Report{}, merr
+	case !ok && remote:
+		return Report{}, fmt.Errorf("checkpoint: %s is not a query checkpoint: it has no metadata object: %w", path, ErrNotCheckpoint)
 	case !ok:
 		return Report{}, notCheckpoint(path)
 	case err != nil:
@@ -134,6 +146,15 @@ func Inspect(path string) (Report, error) {
 // 123"), from the pid its lock file records, for errors that say who to
 // stop.
 func LockHolder(path string) string { return holder(filepath.Join(path, lockFile)) }
+
+// StateLocation is the location of the state's durable copy of the
+// checkpoint at path on object storage, "" for a local checkpoint.
+func StateLocation(path string) string {
+	if !storage.IsS3(path) {
+		return ""
+	}
+	return strings.TrimSuffix(path, "/") + "/" + stateDir
+}
 
 // StateDir is the state store directory of the checkpoint at path.
 func StateDir(path string) string { return filepath.Join(path, stateDir) }

@@ -127,3 +127,35 @@ func TestS3CheckpointTwoWriters(t *testing.T) {
 		}
 	}
 }
+
+// Inspect reads a checkpoint on S3 (it used to stat the s3:// location as
+// a local path and fail).
+func TestS3Inspect(t *testing.T) {
+	loc, _ := s3Location(t)
+	d, err := Open(loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Ensure(Metadata{NumStatePartitions: 2, NumSources: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteOffsets(OffsetEntry{BatchID: 0, Offsets: []string{"1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteCommit(CommitEntry{BatchID: 0}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Inspect(loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.LatestCommitBatchID != 0 || r.NextBatchID != 1 || r.Metadata == nil || r.Metadata.NumStatePartitions != 2 {
+		t.Fatalf("inspect %s: %+v", loc, r)
+	}
+	if got := StateLocation(loc); got != loc+"/state" || StateLocation(t.TempDir()) != "" {
+		t.Fatalf("StateLocation(%s) = %s", loc, got)
+	}
+	if _, err := Inspect(loc + "-none"); !errors.Is(err, ErrNotCheckpoint) {
+		t.Fatalf("inspect of an empty prefix: %v, want ErrNotCheckpoint", err)
+	}
+}

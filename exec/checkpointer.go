@@ -10,6 +10,7 @@ import (
 	"github.com/millrace/millrace/checkpoint"
 	"github.com/millrace/millrace/sources"
 	"github.com/millrace/millrace/state"
+	"github.com/millrace/millrace/storage"
 )
 
 // checkpointer connects the driver to the checkpoint directory: the offsets
@@ -86,7 +87,17 @@ func openCheckpointer(q *Query) (_ *checkpointer, err error) {
 		_, _, _, comMax := dir.Batches()
 		// The engine counts its rows itself (changelog meta rows); the store's
 		// exact counting would read every blob it overwrites.
-		st, err := state.Open(dir.StateDir(), state.Options{QueryID: meta.ID, MustExist: comMax >= 0, NoRowCount: true})
+		opts := state.Options{QueryID: meta.ID, MustExist: comMax >= 0, NoRowCount: true}
+		if loc := dir.StateLocation(); loc != "" {
+			// A checkpoint on object storage: the local store is a working
+			// copy, restored from the durable copy there when missing or
+			// behind, which every commit updates first.
+			if opts.Remote, err = storage.Open(context.Background(), loc); err != nil {
+				return nil, fmt.Errorf("checkpoint %s: state: %w", q.cfg.CheckpointDir, err)
+			}
+			opts.SnapshotEvery = q.cfg.MinDeltasForSnapshot
+		}
+		st, err := state.Open(dir.StateDir(), opts)
 		if err != nil {
 			return nil, fmt.Errorf("checkpoint %s: %w", q.cfg.CheckpointDir, err)
 		}
@@ -378,7 +389,15 @@ func (c *checkpointer) commit(b *batchRun, nextWMUs int64) error {
 		if err := c.q.fault(StepCommitWritten, e.BatchID); err != nil {
 			return err
 		}
-		return c.dir.Purge(checkpoint.DefaultRetain)
+		if err := c.dir.Purge(checkpoint.DefaultRetain); err != nil {
+			return err
+		}
+		if c.store == nil {
+			return nil
+		}
+		// The state's durable copy keeps what a restore at any batch the
+		// logs still retain needs.
+		return c.store.PurgeRemote(e.BatchID - checkpoint.DefaultRetain + 1)
 	})
 	return nil
 }

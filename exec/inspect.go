@@ -1,11 +1,13 @@
 package exec
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
 	"github.com/millrace/millrace/checkpoint"
 	"github.com/millrace/millrace/state"
+	"github.com/millrace/millrace/storage"
 )
 
 // Report describes a stopped query's checkpoint: its files
@@ -18,6 +20,9 @@ type Report struct {
 	// StateRows are the rows and bytes of each state partition as the
 	// engine counts them (groups, keys), nil for a stateless query.
 	StateRows []PartitionState `json:"stateRows,omitempty"`
+	// RemoteState is the state's durable copy when the checkpoint is on
+	// object storage (then State and StateRows are nil), nil otherwise.
+	RemoteState *state.RemoteSummary `json:"remoteState,omitempty"`
 }
 
 // Inspect reads the checkpoint at path and its state store without
@@ -31,6 +36,22 @@ func Inspect(path string) (Report, error) {
 		return Report{}, err
 	}
 	r := Report{Report: cr}
+	if loc := checkpoint.StateLocation(path); loc != "" {
+		// On object storage the state is its durable copy; its rows are
+		// not counted (that would mean downloading and replaying it).
+		st, err := storage.Open(context.Background(), loc)
+		if err != nil {
+			return Report{}, err
+		}
+		rs, err := state.DescribeRemote(context.Background(), st)
+		if err != nil {
+			return Report{}, err
+		}
+		if rs.Version >= 0 {
+			r.RemoteState = &rs
+		}
+		return r, nil
+	}
 	sum, err := state.Describe(checkpoint.StateDir(path))
 	switch {
 	case err == nil:

@@ -453,3 +453,22 @@ func (s *Store) PurgeRemote(oldest int64) error {
 	r.mu.Unlock()
 	return nil
 }
+
+// RemoteSummary describes a durable copy on object storage for inspection.
+type RemoteSummary struct {
+	Location string `json:"location"`
+	// Version is the latest version (batch id) the copy restores, -1 if none.
+	Version   int64   `json:"version"`
+	Deltas    []int64 `json:"deltas"`
+	Snapshots []int64 `json:"snapshots"`
+}
+
+// DescribeRemote lists the durable copy at st without changing it.
+func DescribeRemote(ctx context.Context, st storage.Store) (RemoteSummary, error) {
+	idx, err := listRemote(ctx, st)
+	if err != nil {
+		return RemoteSummary{}, err
+	}
+	return RemoteSummary{Location: st.Location(), Version: idx.version(),
+		Deltas: append([]int64{}, idx.deltas...), Snapshots: append([]int64{}, idx.snaps...)}, nil
+}

@@ -35,7 +35,7 @@ func remoteLocation(t *testing.T) storage.Store {
 type faultStore struct {
 	storage.Store
 	failBefore, failAfter string // object names
-	deletes                    int
+	deletes               int
 }
 
 var errInjected = errors.New("injected fault")

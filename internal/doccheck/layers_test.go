@@ -18,7 +18,7 @@ func TestLayers(t *testing.T) {
 		"sinks/file": {"checkpoint", "state", "github.com/cockroachdb/pebble/v2"},
 		"checkpoint": {"state", "storage/s3store", "github.com/aws/aws-sdk-go-v2/service/s3"},
 		"exec":       {"storage/s3store", "github.com/aws/aws-sdk-go-v2/service/s3"},
-		"state":      {"checkpoint"},
+		"state":      {"checkpoint", "storage/s3store", "github.com/aws/aws-sdk-go-v2/service/s3"},
 		"plan":       {"textdecode"},
 	}
 	root, err := filepath.Abs("../..")
