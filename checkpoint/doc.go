@@ -74,10 +74,12 @@
 // object storage has no lock, so that is what keeps a second query out.
 // What must stay local (the state store's Pebble working copy, the
 // sources' metadata) lives in a local work directory, WorkDirEnv/<bucket>/
-// <prefix>. Neither is uploaded yet (issue 14): a stateful query restarted
-// on another machine is refused by the state store for want of its state,
-// and a file source there would not know the files it had seen.
-// Inspect reads local checkpoints only.
+// <prefix>. The state store's durable copy is on object storage at
+// StateLocation (<location>/state: deltas and snapshots, see package
+// state), so a stateful query restarted on an empty work directory
+// restores its state from there; the sources' metadata is not uploaded
+// yet: a file source there would not know the files it had seen.
+// Inspect reads checkpoints on object storage too.
 //
 // # Inspect
 //

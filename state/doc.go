@@ -65,6 +65,53 @@
 // or a permission problem (Pebble opens its LOCK file for writing even to
 // read).
 //
+// # Durable copy on object storage
+//
+// For a checkpoint on object storage the Pebble store is a local working
+// copy, and Options.Remote (the checkpoint's <location>/state) holds its
+// durable copy, as Spark's RocksDB state store uploads its changelog files
+// and snapshots (remote.go):
+//
+//   - <version>.delta: the Pebble batch Commit applies (every put, delete
+//     and range deletion of the Txn, the version record and the row counts),
+//     zstd-compressed. The engine's own changelog (exec/changelog.go) keeps
+//     it small: one blob per changed partition, not one row per group.
+//   - <version>.snapshot: every key of the store as of that version,
+//     uploaded every SnapshotEvery versions (Spark's minDeltasForSnapshot).
+//
+// Commit runs: (1) upload the delta with a conditional create
+// (storage.Store.WriteNew); (2) apply the batch to Pebble with Sync; (3) if
+// due, upload the snapshot. The driver writes commits/N only after Commit
+// returns (exec/checkpointer.go). The uploaded delta is the commit point:
+// Open brings the local copy to the durable copy's latest version before
+// recovery compares Version with the logs. So at every crash point:
+//
+//   - during (1): a PUT is atomic, no delta is visible; both copies are at
+//     N-1 and recovery re-runs batch N, whose upload then succeeds.
+//   - after (1), before (2): the durable copy is at N, the local one at
+//     N-1 (or gone): Open replays delta N. The sink already has batch N (it
+//     commits before the state), so recovery only writes commits/N, exactly
+//     as for a crash after (2) with a local checkpoint.
+//   - after (2) or during (3), before commits/N: both are at N; the
+//     snapshot is optional (a failed one is logged and retried at the next
+//     commit), a restore uses an older snapshot and more deltas.
+//   - a PUT that landed but whose answer was lost: the retried create finds
+//     the object with the same bytes and stands; other bytes mean another
+//     writer committed the version (ErrVersionCommitted).
+//
+// The durable copy is never behind the local one; Open refuses a local copy
+// ahead of it (ErrAhead: a directory from another history, or deleted
+// remote files) and a durable copy with a missing delta no snapshot skips
+// (ErrRemoteGap), each naming the locations and what to do. A restore reads
+// the latest snapshot <= the target version into an emptied directory (the
+// version record last, so a crash midway restores again) and replays the
+// deltas after it; a local copy a few versions behind replays only the
+// deltas it lacks. A snapshot at N is a function of deltas 0..N, each
+// created once, so one found already uploaded holds the same rows.
+// PurgeRemote(oldest) deletes what no restore at a version >= oldest needs:
+// the deltas up to the latest snapshot <= oldest and the snapshots before
+// it; the driver passes the checkpoint's retention.
+//
 // # Concurrency
 //
 // Get, Scan and Metrics may run concurrently with each other and with a Txn;

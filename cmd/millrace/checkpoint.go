@@ -98,6 +98,11 @@ func printReport(w io.Writer, r exec.Report, parts []exec.PartitionState, last i
 	for _, msg := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", msg)
 	}
+	if rs := r.RemoteState; rs != nil {
+		fmt.Fprintf(w, "\nState durable copy %s at batch %d (%d deltas, snapshots at %v); rows are counted for local checkpoints only\n",
+			rs.Location, rs.Version, len(rs.Deltas), rs.Snapshots)
+		return
+	}
 	if r.State == nil {
 		fmt.Fprintln(w, "\nNo state (a stateless query).")
 		return
