@@ -58,6 +58,9 @@ func (h *health) logf(format string, args ...any) {
 	fmt.Fprintf(logOutput, "%s millrace: state store %s: %s\n", time.Now().UTC().Format(time.RFC3339), h.dir, fmt.Sprintf(format, args...))
 }
 
+// logTo logs a message about the store in dir (one without an open health).
+func logTo(dir, format string, args ...any) { (&health{dir: dir}).logf(format, args...) }
+
 // sticky returns the store's disk-full error, nil if none.
 func (h *health) sticky() error {
 	h.mu.Lock()

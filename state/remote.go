@@ -188,6 +188,16 @@ func openWithRemote(dir string, opts Options) (*Store, error) {
 	lo := opts
 	lo.MustExist = false // the durable copy decides what must exist
 	s, err := openLocal(dir, lo)
+	if errors.Is(err, ErrWrongQuery) {
+		// The work directory is only a cache of the checkpoint at this
+		// location: one of another query is left from a checkpoint that
+		// was deleted and started again. The durable copy decides.
+		logTo(dir, "the local working copy belongs to another query (a deleted checkpoint at %s): replacing it", loc)
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, fmt.Errorf("state: %s: remove the stale local copy of another query: %w", dir, err)
+		}
+		s, err = openLocal(dir, lo)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -365,3 +365,27 @@ func TestRemoteRefusals(t *testing.T) {
 		}
 	})
 }
+
+// TestRemoteStaleLocalCopy: a work directory left by a deleted checkpoint
+// of another query at the same location is replaced by the durable copy's
+// state, not refused: it is only a cache of the checkpoint there.
+func TestRemoteStaleLocalCopy(t *testing.T) {
+	remote := remoteLocation(t)
+	dir := filepath.Join(t.TempDir(), "state")
+	old, err := Open(dir, Options{QueryID: "old"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	txn := old.Begin(0)
+	txn.Put(0, 0, []byte("stale"), []byte("x"))
+	if err := txn.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	s, err := Open(dir, Options{QueryID: "new", Remote: remote})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	checkOracle(t, s, -1, oracleState{})
+}
