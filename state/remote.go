@@ -40,6 +40,11 @@ const (
 	snapshotSuffix = ".snapshot"
 )
 
+// objectPath names an object of the durable copy in messages.
+func objectPath(st storage.Store, name string) string {
+	return strings.TrimSuffix(st.Location(), "/") + "/" + name
+}
+
 func deltaName(v int64) string    { return strconv.FormatInt(v, 10) + deltaSuffix }
 func snapshotName(v int64) string { return strconv.FormatInt(v, 10) + snapshotSuffix }
 
@@ -282,13 +287,13 @@ func (s *Store) applyDelta(ctx context.Context, st storage.Store, v int64) error
 	}
 	repr, err := decodeFile('d', v, data)
 	if err != nil {
-		return fmt.Errorf("state: restore %s: %s/%s is damaged: %v: restore it from a backup: %w",
-			s.dir, st.Location(), name, err, ErrRemoteGap)
+		return fmt.Errorf("state: restore %s: %s is damaged: %v: restore it from a backup: %w",
+			s.dir, objectPath(st, name), err, ErrRemoteGap)
 	}
 	b := s.db.NewBatch()
 	defer b.Close()
 	if err := b.SetRepr(repr); err != nil {
-		return fmt.Errorf("state: restore %s: %s/%s is damaged: %v: %w", s.dir, st.Location(), name, err, ErrRemoteGap)
+		return fmt.Errorf("state: restore %s: %s is damaged: %v: %w", s.dir, objectPath(st, name), err, ErrRemoteGap)
 	}
 	return s.health.guard(fmt.Sprintf("restore version %d", v), func() error { return s.db.Apply(b, pebble.Sync) })
 }
@@ -304,8 +309,8 @@ func (s *Store) applySnapshot(ctx context.Context, st storage.Store, v int64) er
 	}
 	payload, err := decodeFile('s', v, data)
 	damaged := func(err error) error {
-		return fmt.Errorf("state: restore %s: %s/%s is damaged: %v: delete it to restore from older files, or "+
-			"restore it from a backup: %w", s.dir, st.Location(), name, err, ErrRemoteGap)
+		return fmt.Errorf("state: restore %s: %s is damaged: %v: delete it to restore from older files, or "+
+			"restore it from a backup: %w", s.dir, objectPath(st, name), err, ErrRemoteGap)
 	}
 	if err != nil {
 		return damaged(err)
@@ -365,11 +370,15 @@ func (r *remoteCopy) uploadDelta(ctx context.Context, v int64, repr []byte) erro
 	err := r.st.WriteNew(ctx, name, data)
 	if errors.Is(err, storage.ErrExists) {
 		have, rerr := r.st.Read(ctx, name)
-		if rerr == nil && bytes.Equal(have, data) {
+		switch {
+		case rerr != nil:
+			return fmt.Errorf("state: upload version %d: %s exists and cannot be read back to compare: %w",
+				v, objectPath(r.st, name), rerr)
+		case bytes.Equal(have, data):
 			err = nil
-		} else {
-			return fmt.Errorf("state: version %d is already in the checkpoint's durable copy %s/%s, written by "+
-				"another process: is another query running on this checkpoint?: %w", v, r.st.Location(), name, ErrVersionCommitted)
+		default:
+			return fmt.Errorf("state: version %d is already in the checkpoint's durable copy %s, written by "+
+				"another process: is another query running on this checkpoint?: %w", v, objectPath(r.st, name), ErrVersionCommitted)
 		}
 	}
 	if err != nil {

@@ -35,6 +35,7 @@ func remoteLocation(t *testing.T) storage.Store {
 type faultStore struct {
 	storage.Store
 	failBefore, failAfter string // object names
+	existsAfter           string // written, then answered ErrExists (a retried PUT)
 	deletes               int
 }
 
@@ -51,6 +52,10 @@ func (f *faultStore) WriteNew(ctx context.Context, name string, data []byte) err
 	if name == f.failAfter {
 		f.failAfter = ""
 		return errInjected
+	}
+	if name == f.existsAfter {
+		f.existsAfter = ""
+		return &storage.Error{Op: "write-new", Location: f.Location(), Name: name, Err: storage.ErrExists}
 	}
 	return nil
 }
@@ -227,12 +232,14 @@ func TestRemoteCrashPoints(t *testing.T) {
 	}{
 		{"upload killed halfway", func(f *faultStore, v int64) { f.failBefore = deltaName(v) }, false},
 		{"uploaded, local commit lost", func(f *faultStore, v int64) { f.failAfter = deltaName(v) }, true},
+		{"uploaded, retried PUT finds it", func(f *faultStore, v int64) { f.existsAfter = deltaName(v) }, true},
 		{"snapshot upload killed", func(f *faultStore, v int64) { f.failBefore = snapshotName(v) }, true},
 		{"snapshot uploaded, answer lost", func(f *faultStore, v int64) { f.failAfter = snapshotName(v) }, true},
 	}
 	for _, c := range cases {
 		for _, wipe := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/wipe=%v", c.name, wipe), func(t *testing.T) {
+				logs := captureLog(t)
 				remote := remoteLocation(t)
 				f := &faultStore{Store: remote}
 				rng := rand.New(rand.NewSource(3))
@@ -251,9 +258,12 @@ func TestRemoteCrashPoints(t *testing.T) {
 						c.fault(f, v)
 					}
 					err := txn.Commit()
-					if v == crashAt && strings.Contains(c.name, "snapshot") {
+					if v == crashAt && (strings.Contains(c.name, "snapshot") || strings.Contains(c.name, "retried")) {
 						if err != nil {
-							t.Fatalf("a failed snapshot upload failed the commit: %v", err)
+							t.Fatalf("%s failed the commit: %v", c.name, err)
+						}
+						if strings.Contains(c.name, "snapshot") && !strings.Contains(logs.String(), "retried at the next commit") {
+							t.Fatalf("the failed snapshot upload was not logged: %q", logs.String())
 						}
 					}
 					if err != nil {
