@@ -249,10 +249,13 @@ func (s *Store) restore(ctx context.Context, opts Options, idx remoteIndex) (*St
 			"files were deleted or damaged; restore them from a backup, or delete the whole checkpoint to start the "+
 			"query from scratch: %w", dir, target, loc, idx, max(local, snap), ErrRemoteGap)
 	}
-	// Replaying a few deltas beats reading a whole snapshot; a store
-	// restored from a snapshot starts from an empty directory, so that
-	// nothing of a half-done earlier restore or an older history remains.
-	if fromSnap && (!replay || target-local > DefaultSnapshotEvery) {
+	// Replaying a few deltas beats reading a whole snapshot. A restore
+	// starts from an empty directory when it reads a snapshot or when the
+	// local store has no version (new, or a snapshot restore a crash cut
+	// short: its rows are there without their version record), so that
+	// nothing of a half-done restore or an older history remains.
+	useSnap := fromSnap && (!replay || target-local > DefaultSnapshotEvery)
+	if useSnap || local < 0 {
 		s.Close()
 		if err := os.RemoveAll(dir); err != nil {
 			return nil, fmt.Errorf("state: restore %s from %s: remove the old local copy: %w", dir, loc, err)
@@ -261,6 +264,8 @@ func (s *Store) restore(ctx context.Context, opts Options, idx remoteIndex) (*St
 		if s, err = openLocal(dir, opts); err != nil {
 			return nil, err
 		}
+	}
+	if useSnap {
 		if err := s.applySnapshot(ctx, opts.Remote, snap); err != nil {
 			s.Close()
 			return nil, err
