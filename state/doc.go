@@ -104,9 +104,11 @@
 // remote files) and a durable copy with a missing delta no snapshot skips
 // (ErrRemoteGap), each naming the locations and what to do. A restore reads
 // the latest snapshot <= the target version into an emptied directory (the
-// version record last, so a crash midway restores again) and replays the
-// deltas after it; a local copy a few versions behind replays only the
-// deltas it lacks. A snapshot at N is a function of deltas 0..N, each
+// version record last: a crash midway leaves a store without a version,
+// which the next restore empties again) and replays the deltas after it; a
+// local copy a few versions behind replays only the deltas it lacks. A
+// local copy of another query (left by a deleted checkpoint at the same
+// location) is replaced: the work directory is only a cache. A snapshot at N is a function of deltas 0..N, each
 // created once, so one found already uploaded holds the same rows.
 // PurgeRemote(oldest) deletes what no restore at a version >= oldest needs:
 // the deltas up to the latest snapshot <= oldest and the snapshots before
