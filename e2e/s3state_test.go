@@ -122,6 +122,7 @@ func TestS3StateSurvivesNewMachine(t *testing.T) {
 		crashes: map[int64]string{
 			3: exec.StepOffsetsWritten,
 			5: exec.StepSinkCommitted,
+			7: exec.StepStateUploaded,
 			8: exec.StepStateCommitted,
 			9: exec.StepCommitWritten,
 		},

@@ -96,6 +96,7 @@ func openCheckpointer(q *Query) (_ *checkpointer, err error) {
 				return nil, fmt.Errorf("checkpoint %s: state: %w", q.cfg.CheckpointDir, err)
 			}
 			opts.SnapshotEvery = q.cfg.MinDeltasForSnapshot
+			opts.AfterUpload = func(v int64) error { return q.fault(StepStateUploaded, v) }
 		}
 		st, err := state.Open(dir.StateDir(), opts)
 		if err != nil {

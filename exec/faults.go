@@ -14,6 +14,8 @@ const (
 	StepOffsetsWritten = "offsets-written" // offsets/N durable, nothing read
 	StepDataRead       = "data-read"       // input read and processed, sink not committed
 	StepSinkCommitted  = "sink-committed"  // sink has N, state not committed
+	// StepStateUploaded is met by checkpoints on object storage only.
+	StepStateUploaded  = "state-uploaded"  // state delta N in the durable copy, local state and commits/N not
 	StepStateCommitted = "state-committed" // state at N, commits/N missing
 	StepCommitWritten  = "commit-written"  // batch N complete
 )

@@ -73,6 +73,10 @@ type Options struct {
 	// the durable copy (default DefaultSnapshotEvery, as Spark's
 	// minDeltasForSnapshot).
 	SnapshotEvery int
+	// AfterUpload, if set, runs after a commit's delta is in the durable
+	// copy and before the local commit; an error fails the commit there
+	// (fault injection: the driver's StepStateUploaded).
+	AfterUpload func(version int64) error
 
 	fs vfs.FS // the filesystem (tests inject faults); nil: the OS's
 }

@@ -319,6 +319,11 @@ func (t *Txn) Commit() error {
 		if err := s.remote.uploadDelta(context.Background(), t.version, final.Repr()); err != nil {
 			return fmt.Errorf("state: store %s: commit version %d: %w", s.dir, t.version, err)
 		}
+		if f := s.opts.AfterUpload; f != nil {
+			if err := f(t.version); err != nil {
+				return err
+			}
+		}
 	}
 	if err := s.health.guard(fmt.Sprintf("commit version %d", t.version), func() error {
 		return s.db.Apply(final, pebble.Sync)
