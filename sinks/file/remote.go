@@ -24,7 +24,7 @@ import (
 //     (part-<batchId>-<n>-<token>.jsonl), so that an attempt never
 //     overwrites an object another attempt of the batch wrote (S3 has no
 //     rename to publish a file under its final name).
-//   - The log entry is created with storage.WriteNew (PUT If-None-Match: *):
+//   - The log entry is created with storage.Store.WriteNew (PUT If-None-Match: *):
 //     of two attempts racing for a batch exactly one commits, and a
 //     committed entry is never replaced. An attempt that finds the entry
 //     written with its own content (the answer to its PUT was lost and the
