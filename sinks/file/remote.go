@@ -41,11 +41,25 @@ func newRemote(dir string, o Options) (*Sink, error) {
 		return nil, fmt.Errorf("file sink %s: %w", dir, err)
 	}
 	s := &Sink{dir: dir, logDir: strings.TrimSuffix(dir, "/") + "/" + LogDir, opts: o, store: st}
-	if _, err := st.List(context.Background(), LogDir+"/"); err != nil {
+	objs, err := st.List(context.Background(), LogDir+"/")
+	if err != nil {
 		return nil, fmt.Errorf("file sink %s: read log: %w", dir, err)
+	}
+	if len(objs) == 0 {
+		// S3 has no directories: this object marks the prefix as a sink's
+		// output from the start, as the local log directory does, so that a
+		// file source reading it takes only committed files even before the
+		// first commit (sources/file reads the log).
+		if err := st.Write(context.Background(), LogDir+"/"+formatFile, []byte(logVersion+"\n")); err != nil {
+			return nil, fmt.Errorf("file sink %s: mark the log: %w", dir, err)
+		}
 	}
 	return s, nil
 }
+
+// formatFile, in the log on S3, marks the prefix as a sink's output. Its
+// name is not a batch id, so readers of the log skip it.
+const formatFile = "format"
 
 // logName is the object name of batch id's log entry.
 func logName(id int64) string { return LogDir + "/" + strconv.FormatInt(id, 10) }

@@ -75,7 +75,7 @@ func TestS3SinkExactlyOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	orphans := objectNames(t, st)
-	if n := len(orphans); n != 3+2+1 { // batch 0: 3 files, its log entry; batch 1: 2 files
+	if n := len(orphans); n != 3+2+2 { // batch 0: 3 files, its log entry; the log marker; batch 1: 2 files
 		t.Fatalf("objects after the crash: %v", orphans)
 	}
 	if lines, _ := ReadCommittedLines(dir); len(lines) != 5 {

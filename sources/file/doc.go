@@ -62,9 +62,20 @@
 // record in the offset; Millrace's offset is the record, so offsets/N is as
 // large as the window's names. A file is read once, by name: writers must
 // create files atomically (write a hidden name, then rename; on S3 every
-// PUT is atomic) and must not change a file once it is visible. The source
-// does not read a file sink's log: pointed at a sink's directory it reads
-// every data file, including those of uncommitted attempts.
+// PUT is atomic) and must not change a file once it is visible.
+//
+// # A file sink's output
+//
+// A directory with a file sink's log (_millrace_log/, package sinks/file;
+// on S3 any object below that prefix, the sink writes a marker at once) is
+// read as Spark reads a directory with _spark_metadata: only the data
+// files named by committed log entries (sinklog.go). A data file of an
+// attempt that has not committed is skipped and read once its batch's
+// entry exists; one of an attempt that never commits (it crashed, and the
+// replay wrote other objects) is never read. Entries are read only for the
+// batches of candidate files (part-<batchId>-…) and cached, since they
+// never change. So a query chained behind a file sink, on local disk or
+// S3, reads each committed row once.
 //
 // # Parsing
 //

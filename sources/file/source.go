@@ -25,8 +25,9 @@ type Source struct {
 	badRecords atomic.Int64
 
 	mu      sync.Mutex
-	pending int                 // new files seen by the last LatestOffset beyond its limit
-	capped  map[string]struct{} // PrepareAvailableNow: only these files are read
+	pending int                       // new files seen by the last LatestOffset beyond its limit
+	capped  map[string]struct{}       // PrepareAvailableNow: only these files are read
+	entries map[int64]map[string]bool // parsed file sink log entries (sinklog.go)
 }
 
 var (
@@ -123,17 +124,28 @@ type listed struct {
 
 // list returns the eligible files of the directory sorted by modification
 // time, then name.
-func (s *Source) list(ctx context.Context) ([]listed, error) {
+//
+// When the directory is a file sink's output (it has the sink's log
+// directory), the log is returned too, and only the files its committed
+// entries name are to be read (committedOnly).
+func (s *Source) list(ctx context.Context) ([]listed, *sinkLog, error) {
 	if s.store != nil {
 		return s.listStore(ctx)
 	}
 	entries, err := os.ReadDir(s.opts.Path)
 	if err != nil {
-		return nil, fmt.Errorf("file source: list directory %s: %w", s.opts.Path, err)
+		return nil, nil, fmt.Errorf("file source: list directory %s: %w", s.opts.Path, err)
 	}
+	var log *sinkLog
 	out := make([]listed, 0, len(entries))
 	for _, e := range entries {
 		name := e.Name()
+		if name == sinkLogDir && e.IsDir() {
+			if log, err = s.listSinkLog(); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
 		if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || !e.Type().IsRegular() {
 			continue
 		}
@@ -145,12 +157,12 @@ func (s *Source) list(ctx context.Context) ([]listed, error) {
 			if os.IsNotExist(err) { // removed since ReadDir
 				continue
 			}
-			return nil, fmt.Errorf("file source: stat %s: %w", filepath.Join(s.opts.Path, name), err)
+			return nil, nil, fmt.Errorf("file source: stat %s: %w", filepath.Join(s.opts.Path, name), err)
 		}
 		out = append(out, listed{name: name, mod: info.ModTime()})
 	}
 	sortListed(out)
-	return out, nil
+	return out, log, nil
 }
 
 // sortListed orders files by modification time, then name: the order in
@@ -171,7 +183,7 @@ func (s *Source) LatestOffset(ctx context.Context, start sources.Offset, limit s
 	if err != nil {
 		return "", err
 	}
-	files, err := s.list(ctx)
+	files, log, err := s.list(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -205,6 +217,11 @@ func (s *Source) LatestOffset(ctx context.Context, start sources.Offset, limit s
 		}
 		fresh = append(fresh, f)
 	}
+	if log != nil {
+		if fresh, err = s.committedOnly(ctx, fresh, log); err != nil {
+			return "", err
+		}
+	}
 	max := s.opts.MaxFilesPerTrigger
 	if limit.MaxFiles > 0 && (max == 0 || limit.MaxFiles < max) {
 		max = limit.MaxFiles
@@ -232,7 +249,7 @@ func (s *Source) LatestOffset(ctx context.Context, start sources.Offset, limit s
 
 // PrepareAvailableNow fixes the set of files to read at those listed now.
 func (s *Source) PrepareAvailableNow(ctx context.Context) error {
-	files, err := s.list(ctx)
+	files, _, err := s.list(ctx)
 	if err != nil {
 		return err
 	}
