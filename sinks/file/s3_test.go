@@ -114,6 +114,14 @@ func TestS3SinkExactlyOnce(t *testing.T) {
 	if m := s2.Metrics(); m["numOutputRows"] != "4" || m["numFiles"] != "2" {
 		t.Fatalf("metrics %v", m)
 	}
+	// an empty batch commits an entry with no files, so its replay skips
+	writeBatch(t, s2, 2)
+	if w, err := s2.Begin(ctx, sinks.BatchInfo{BatchID: 2, Mode: sinks.Append}); err != nil || !w.Skip() {
+		t.Fatalf("replay of empty batch 2: %v", err)
+	}
+	if cb, _ := Committed(dir); len(cb) != 3 || len(cb[2].Files) != 0 {
+		t.Fatalf("Committed = %+v", cb)
+	}
 }
 
 // The log entry is created, never replaced: an attempt that finds its own
