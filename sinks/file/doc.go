@@ -47,6 +47,11 @@
 //   - Begin of an uncommitted batch deletes the objects of earlier attempts
 //     of the batch (listing part-<batchId>-); until then they are orphans
 //     that no reader looks at.
+//   - New writes _millrace_log/format ("v1") into an empty log: S3 has no
+//     directories, and this object marks the prefix as a sink's output
+//     from the start, so that a file source reading it (package
+//     sources/file) takes only committed files even before the first
+//     commit.
 //   - Committed names files by their s3:// URLs; ReadCommitted and
 //     ReadCommittedLines read them through the store; Bind records the
 //     s3:// location.
