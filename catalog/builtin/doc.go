@@ -20,8 +20,9 @@
 //	delta   LOCATION or path (required); startingVersion, skipChangeCommits.
 //	        The column list is optional: the table's own schema is used.
 //	        PARTITIONED BY applies when INSERT INTO creates the table.
-//	parquet LOCATION or path (a directory, required); maxFilesPerTrigger,
-//	        pathGlobFilter. Read only; a column list is required.
+//	parquet LOCATION or path (a directory or s3://bucket/prefix, required);
+//	        maxFilesPerTrigger, maxFileAge (Spark's time string: 7d, 12h,
+//	        30m), pathGlobFilter. Read only; a column list is required.
 //	json    as parquet, and written as JSON lines by INSERT INTO.
 //	csv     as json; header, sep (or delimiter).
 //	rate    rowsPerSecond, rampUpTime, numPartitions; Spark's rate schema

@@ -2,9 +2,12 @@ package builtin
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -14,6 +17,7 @@ import (
 	filesink "github.com/millrace/millrace/sinks/file"
 	"github.com/millrace/millrace/sources"
 	"github.com/millrace/millrace/sources/file"
+	"github.com/millrace/millrace/storage"
 )
 
 // fileTable is a directory of parquet, json or csv files, read as a
@@ -35,6 +39,11 @@ func openFiles(d catalog.Decl) (catalog.Table, error) {
 		return nil, err
 	}
 	t.opts.MaxFilesPerTrigger = int(n)
+	if v, ok := o.String("maxFileAge"); ok {
+		if t.opts.MaxFileAge, err = sparkTime(v); err != nil {
+			return nil, &catalog.OptionError{Key: "maxfileage", Msg: fmt.Sprintf("option maxFileAge: %v", err)}
+		}
+	}
 	t.opts.Pattern, _ = o.String("pathGlobFilter")
 	if d.Format == "csv" {
 		if b, _, err := o.Bool("header"); err != nil {
@@ -74,6 +83,9 @@ func openFiles(d catalog.Decl) (catalog.Table, error) {
 func (t *fileTable) Schema() (*arrow.Schema, error) { return t.opts.Schema, nil }
 
 func (t *fileTable) NewSource() (sources.Source, error) {
+	if storage.IsS3(t.opts.Path) {
+		return file.New(t.opts) // an S3 prefix exists as soon as an object does
+	}
 	if _, err := os.Stat(t.opts.Path); err != nil {
 		return nil, fmt.Errorf("%s table %s: %w", t.opts.Format, t.name, err)
 	}
@@ -91,6 +103,25 @@ func (t *fileTable) NewSink() (sinks.Sink, error) {
 		return filesink.New(t.opts.Path, filesink.Options{Format: filesink.CSV})
 	}
 	return nil, fmt.Errorf("%s table %s can be read, not written: INSERT INTO a delta table (Parquet files with a transaction log), or json or csv", t.opts.Format, t.name)
+}
+
+// sparkTime reads a time string as Spark's maxFileAge takes it
+// (JavaUtils.timeStringAsMs): an integer and a unit, us, ms, s, m or min,
+// h or d; a bare integer is milliseconds.
+func sparkTime(v string) (time.Duration, error) {
+	t := strings.ToLower(strings.TrimSpace(v))
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	n, err := strconv.ParseInt(t[:i], 10, 64)
+	units := map[string]time.Duration{"": time.Millisecond, "us": time.Microsecond, "ms": time.Millisecond,
+		"s": time.Second, "m": time.Minute, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour}
+	unit, ok := units[strings.TrimSpace(t[i:])]
+	if err != nil || !ok || n > int64(math.MaxInt64/unit) {
+		return 0, fmt.Errorf("%q is not a time such as 7d, 12h, 30m, 90s or 500ms", v)
+	}
+	return time.Duration(n) * unit, nil
 }
 
 // parquetSchema is the schema of the first Parquet file (in name order) of

@@ -43,9 +43,12 @@ var _ sinks.Binder = (*Sink)(nil)
 //     never planned one: its batches would be skipped (lost) and the old
 //     output mixed with the new.
 func (s *Sink) Bind(_ context.Context, info sinks.BindInfo) (sinks.Identity, error) {
-	loc, err := filepath.Abs(s.dir)
-	if err != nil {
-		return sinks.Identity{}, fmt.Errorf("file sink %s: %w", s.dir, err)
+	loc := strings.TrimSuffix(s.dir, "/")
+	if s.store == nil {
+		var err error
+		if loc, err = filepath.Abs(s.dir); err != nil {
+			return sinks.Identity{}, fmt.Errorf("file sink %s: %w", s.dir, err)
+		}
 	}
 	owner, known, err := s.readOwner()
 	if err != nil {
@@ -87,7 +90,7 @@ func (s *Sink) Bind(_ context.Context, info sinks.BindInfo) (sinks.Identity, err
 		if err != nil {
 			return sinks.Identity{}, err
 		}
-		if err := fsutil.Write(filepath.Join(s.logDir, ownerFile), append(data, '\n')); err != nil {
+		if err := s.writeOwner(append(data, '\n')); err != nil {
 			return sinks.Identity{}, fmt.Errorf("file sink %s: record the query: %w", s.dir, err)
 		}
 	}
@@ -98,7 +101,14 @@ func (s *Sink) Bind(_ context.Context, info sinks.BindInfo) (sinks.Identity, err
 // one written before owners were recorded).
 func (s *Sink) readOwner() (fileOwner, bool, error) {
 	p := filepath.Join(s.logDir, ownerFile)
-	data, err := os.ReadFile(p)
+	var data []byte
+	var err error
+	if s.store != nil {
+		p = s.logDir + "/" + ownerFile
+		data, err = s.store.Read(context.Background(), LogDir+"/"+ownerFile)
+	} else {
+		data, err = os.ReadFile(p)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return fileOwner{}, false, nil
 	}
@@ -114,6 +124,9 @@ func (s *Sink) readOwner() (fileOwner, bool, error) {
 
 // batchIDs lists the committed batch ids of the log, sorted.
 func (s *Sink) batchIDs() ([]int64, error) {
+	if s.store != nil {
+		return logIDsRemote(s.store, s.dir)
+	}
 	ents, err := os.ReadDir(s.logDir)
 	if err != nil {
 		return nil, fmt.Errorf("file sink %s: read log: %w", s.dir, err)
@@ -129,4 +142,12 @@ func (s *Sink) batchIDs() ([]int64, error) {
 	}
 	slices.Sort(ids)
 	return ids, nil
+}
+
+// writeOwner replaces ownerFile (on S3 one PUT, which replaces atomically).
+func (s *Sink) writeOwner(data []byte) error {
+	if s.store != nil {
+		return s.store.Write(context.Background(), LogDir+"/"+ownerFile, data)
+	}
+	return fsutil.Write(filepath.Join(s.logDir, ownerFile), data)
 }

@@ -16,10 +16,6 @@
 //
 // # Commit protocol
 //
-// RowEncoder exposes the two formats to other writers of rows (millrace
-// delta read); it also prints types the sink refuses (lists, maps) as
-// arrow's JSON.
-//
 // Write encodes rows into temporary files (names starting with a dot); a
 // file is closed and a new one started every MaxRowsPerFile rows. Commit
 // fsyncs each file, renames it to its final name, fsyncs the directory,
@@ -28,6 +24,41 @@
 // the log entry leaves the batch uncommitted: its files may exist, under
 // temporary or final names, but no reader looks at them, and the replay of
 // the batch rewrites them.
+//
+// # On S3
+//
+// The directory may be an S3 prefix, s3://bucket/prefix (s3a:// too),
+// reached through package storage (the program links the S3 backend by
+// importing storage/s3store). The layout is the same, with these
+// differences (remote.go):
+//
+//   - There is no rename to publish a file, so a data file is built in
+//     memory and uploaded whole with one PUT when it reaches MaxRowsPerFile
+//     rows or the batch commits: no reader ever sees a partial object. Its
+//     name carries a random token of the attempt,
+//     part-<batchId>-<n>-<token>.jsonl, so that no attempt overwrites an
+//     object another attempt wrote. No temporary names exist.
+//   - The log entry is created with storage.Store.WriteNew (PUT with
+//     If-None-Match: *): it is never replaced, and of two attempts racing
+//     for a batch exactly one commits. An attempt that finds its own entry
+//     there (the answer to its PUT was lost and the retry found the object)
+//     has committed; one that finds a different entry removes its data
+//     objects and fails, naming the batch.
+//   - Begin of an uncommitted batch deletes the objects of earlier attempts
+//     of the batch (listing part-<batchId>-); until then they are orphans
+//     that no reader looks at.
+//   - New writes _millrace_log/format ("v1") into an empty log: S3 has no
+//     directories, and this object marks the prefix as a sink's output
+//     from the start, so that a file source reading it (package
+//     sources/file) takes only committed files even before the first
+//     commit.
+//   - Committed names files by their s3:// URLs; ReadCommitted and
+//     ReadCommittedLines read them through the store; Bind records the
+//     s3:// location.
+//
+// On local disk the log entry is replaced atomically (internal/fsutil.Write),
+// as before; Begin's check makes a second write of an entry impossible in
+// one query.
 //
 // # Invariants
 //
@@ -47,6 +78,10 @@
 //     rejects those modes before the query runs.
 //
 // # Encoding
+//
+// RowEncoder exposes the two formats to other writers of rows (millrace
+// delta read); it also prints types the sink refuses (lists, maps) as
+// arrow's JSON.
 //
 // JSON lines: one object per row, fields in schema order. Integers and
 // floats are JSON numbers (NaN and ±Inf are the strings "NaN", "Infinity",

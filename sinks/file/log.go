@@ -3,6 +3,7 @@ package file
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/millrace/millrace/internal/fsutil"
+	"github.com/millrace/millrace/storage"
 )
 
 // logVersion is the first line of every log entry.
@@ -23,22 +25,31 @@ var ErrCorruptLog = errors.New("file sink: corrupt log entry")
 
 // writeLogEntry records batch id and its files atomically: the commit point.
 func writeLogEntry(logDir string, id int64, files []dataFile) error {
+	b, err := encodeLogEntry(files)
+	if err != nil {
+		return err
+	}
+	return fsutil.Write(filepath.Join(logDir, strconv.FormatInt(id, 10)), b)
+}
+
+// encodeLogEntry is the text of a log entry naming files.
+func encodeLogEntry(files []dataFile) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(logVersion)
 	b.WriteByte('\n')
 	for _, f := range files {
 		line, err := json.Marshal(f)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		b.Write(line)
 		b.WriteByte('\n')
 	}
-	return fsutil.Write(filepath.Join(logDir, strconv.FormatInt(id, 10)), b.Bytes())
+	return b.Bytes(), nil
 }
 
 // CommittedBatch is one committed batch: its id and the data files it
-// wrote, as absolute paths, in write order.
+// wrote, as absolute paths (s3:// URLs for a sink on S3), in write order.
 type CommittedBatch struct {
 	BatchID int64
 	Files   []string
@@ -49,26 +60,41 @@ type CommittedBatch struct {
 // order. Files not named by a log entry (temporary files, files of a batch
 // that crashed before its commit) are not listed.
 func Committed(dir string) ([]CommittedBatch, error) {
-	logDir := filepath.Join(dir, LogDir)
-	ents, err := os.ReadDir(logDir)
+	st, err := dirStore(dir)
 	if err != nil {
-		return nil, fmt.Errorf("file sink %s: read log: %w", dir, err)
+		return nil, err
 	}
+	return committed(st, dir)
+}
+
+func committed(st storage.Store, dir string) ([]CommittedBatch, error) {
+	logDir := filepath.Join(dir, LogDir)
 	var ids []int64
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), ".") || !e.Type().IsRegular() {
-			continue
+	if st != nil {
+		var err error
+		if ids, err = logIDsRemote(st, dir); err != nil {
+			return nil, err
 		}
-		id, err := strconv.ParseInt(e.Name(), 10, 64)
-		if err != nil || id < 0 {
-			continue // not a log entry
+	} else {
+		ents, err := os.ReadDir(logDir)
+		if err != nil {
+			return nil, fmt.Errorf("file sink %s: read log: %w", dir, err)
 		}
-		ids = append(ids, id)
+		for _, e := range ents {
+			if strings.HasPrefix(e.Name(), ".") || !e.Type().IsRegular() {
+				continue
+			}
+			id, err := strconv.ParseInt(e.Name(), 10, 64)
+			if err != nil || id < 0 {
+				continue // not a log entry
+			}
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
 	}
-	slices.Sort(ids)
 	out := make([]CommittedBatch, 0, len(ids))
 	for _, id := range ids {
-		cb, err := readLogEntry(dir, logDir, id)
+		cb, err := readLogEntryIn(st, dir, logDir, id)
 		if err != nil {
 			return nil, err
 		}
@@ -77,9 +103,23 @@ func Committed(dir string) ([]CommittedBatch, error) {
 	return out, nil
 }
 
+// readLogEntry reads batch id's entry of a local sink directory.
 func readLogEntry(dir, logDir string, id int64) (CommittedBatch, error) {
+	return readLogEntryIn(nil, dir, logDir, id)
+}
+
+// readLogEntryIn reads batch id's entry from st, or from the local logDir
+// when st is nil.
+func readLogEntryIn(st storage.Store, dir, logDir string, id int64) (CommittedBatch, error) {
 	path := filepath.Join(logDir, strconv.FormatInt(id, 10))
-	data, err := os.ReadFile(path)
+	var data []byte
+	var err error
+	if st != nil {
+		path = strings.TrimSuffix(dir, "/") + "/" + logName(id)
+		data, err = st.Read(context.Background(), logName(id))
+	} else {
+		data, err = os.ReadFile(path)
+	}
 	if err != nil {
 		return CommittedBatch{}, fmt.Errorf("file sink: read log entry %s: %w", path, err)
 	}
@@ -93,7 +133,11 @@ func readLogEntry(dir, logDir string, id int64) (CommittedBatch, error) {
 		if err := json.Unmarshal([]byte(line), &f); err != nil || !dataFileName(f.Path) || f.Rows < 0 {
 			return cb, fmt.Errorf("%w %s line %d: %q", ErrCorruptLog, path, n+2, line)
 		}
-		cb.Files = append(cb.Files, filepath.Join(dir, f.Path))
+		if st != nil {
+			cb.Files = append(cb.Files, strings.TrimSuffix(dir, "/")+"/"+f.Path)
+		} else {
+			cb.Files = append(cb.Files, filepath.Join(dir, f.Path))
+		}
 		cb.Rows += f.Rows
 	}
 	return cb, nil
@@ -112,14 +156,18 @@ func dataFileName(p string) bool {
 // range, else float64; strings (timestamps included) as string; objects as
 // map[string]any. CSV fields decode as strings, an empty field as nil.
 func ReadCommitted(dir string) ([]map[string]any, error) {
-	batches, err := Committed(dir)
+	st, err := dirStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	batches, err := committed(st, dir)
 	if err != nil {
 		return nil, err
 	}
 	var rows []map[string]any
 	for _, b := range batches {
 		for _, path := range b.Files {
-			if rows, err = readDataFile(rows, path); err != nil {
+			if rows, err = readDataFileIn(rows, st, dir, path); err != nil {
 				return nil, fmt.Errorf("file sink: batch %d: %w", b.BatchID, err)
 			}
 		}
@@ -131,14 +179,18 @@ func ReadCommitted(dir string) ([]map[string]any, error) {
 // committed batch of dir, in batch and file order. Equal rows have equal
 // lines, so tests compare outputs as multisets of lines.
 func ReadCommittedLines(dir string) ([]string, error) {
-	batches, err := Committed(dir)
+	st, err := dirStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	batches, err := committed(st, dir)
 	if err != nil {
 		return nil, err
 	}
 	var lines []string
 	for _, b := range batches {
 		for _, path := range b.Files {
-			data, err := os.ReadFile(path)
+			data, err := readData(st, dir, path)
 			if err != nil {
 				return nil, fmt.Errorf("file sink: batch %d: %w", b.BatchID, err)
 			}
@@ -154,12 +206,26 @@ func ReadCommittedLines(dir string) ([]string, error) {
 	return lines, nil
 }
 
+// readData returns the content of a committed data file (path as
+// Committed names it).
+func readData(st storage.Store, dir, path string) ([]byte, error) {
+	if st == nil {
+		return os.ReadFile(path)
+	}
+	return st.Read(context.Background(), strings.TrimPrefix(path, strings.TrimSuffix(dir, "/")+"/"))
+}
+
+// readDataFile appends the rows of a local data file.
 func readDataFile(rows []map[string]any, path string) ([]map[string]any, error) {
-	f, err := os.Open(path)
+	return readDataFileIn(rows, nil, "", path)
+}
+
+func readDataFileIn(rows []map[string]any, st storage.Store, dir, path string) ([]map[string]any, error) {
+	data, err := readData(st, dir, path)
 	if err != nil {
 		return rows, err
 	}
-	defer f.Close()
+	f := bytes.NewReader(data)
 	if strings.HasSuffix(path, ".csv") {
 		return readCSV(rows, f, path)
 	}

@@ -2,6 +2,7 @@ package file
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -15,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/millrace/millrace/internal/fsutil"
 	"github.com/millrace/millrace/sinks"
+	"github.com/millrace/millrace/storage"
 )
 
 // Format is the encoding of data files.
@@ -65,6 +67,7 @@ type Sink struct {
 	dir    string
 	logDir string
 	opts   Options
+	store  storage.Store // the S3 prefix of dir; nil for a local directory (remote.go)
 
 	files atomic.Int64 // data files committed by this Sink
 	rows  atomic.Int64
@@ -78,13 +81,19 @@ var (
 )
 
 // New opens (creating it if needed) the sink directory dir and its log,
-// and removes temporary files a crashed writer left there.
+// and removes temporary files a crashed writer left there. dir may be an
+// S3 prefix, s3://bucket/prefix, when the program links the S3 backend
+// (storage/s3store); New then lists the log once, so that a missing bucket
+// or refused credentials fail here.
 func New(dir string, o Options) (*Sink, error) {
 	if o.Format != JSONLines && o.Format != CSV {
 		return nil, fmt.Errorf("file sink %s: unknown format %v", dir, o.Format)
 	}
 	if o.MaxRowsPerFile <= 0 {
 		o.MaxRowsPerFile = DefaultMaxRowsPerFile
+	}
+	if storage.IsS3(dir) {
+		return newRemote(dir, o)
 	}
 	s := &Sink{dir: dir, logDir: filepath.Join(dir, LogDir), opts: o}
 	if err := os.MkdirAll(s.logDir, 0o755); err != nil {
@@ -146,7 +155,7 @@ func (s *Sink) Begin(ctx context.Context, info sinks.BatchInfo) (sinks.BatchWrit
 	if info.BatchID < 0 {
 		return nil, fmt.Errorf("file sink %s: negative batch id %d", s.dir, info.BatchID)
 	}
-	done, err := s.committed(info.BatchID)
+	done, err := s.committed(ctx, info.BatchID)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +163,10 @@ func (s *Sink) Begin(ctx context.Context, info sinks.BatchInfo) (sinks.BatchWrit
 	if done {
 		return w, nil
 	}
-	if err := s.removeAttempt(info.BatchID); err != nil {
+	if s.store != nil {
+		w.attempt = newAttempt()
+	}
+	if err := s.removeAttempt(ctx, info.BatchID); err != nil {
 		return nil, err
 	}
 	if info.Schema != nil {
@@ -166,7 +178,10 @@ func (s *Sink) Begin(ctx context.Context, info sinks.BatchInfo) (sinks.BatchWrit
 }
 
 // committed reports whether the log has an entry for batch id.
-func (s *Sink) committed(id int64) (bool, error) {
+func (s *Sink) committed(ctx context.Context, id int64) (bool, error) {
+	if s.store != nil {
+		return s.committedRemote(ctx, id)
+	}
 	_, err := os.Stat(filepath.Join(s.logDir, strconv.FormatInt(id, 10)))
 	if err == nil {
 		return true, nil
@@ -179,8 +194,11 @@ func (s *Sink) committed(id int64) (bool, error) {
 
 // removeAttempt deletes data files of an uncommitted earlier attempt of
 // batch id (final or temporary names).
-func (s *Sink) removeAttempt(id int64) error {
+func (s *Sink) removeAttempt(ctx context.Context, id int64) error {
 	prefix := "part-" + strconv.FormatInt(id, 10) + "-"
+	if s.store != nil {
+		return s.removeAttemptRemote(ctx, id, prefix)
+	}
 	ents, err := os.ReadDir(s.dir)
 	if err != nil {
 		return fmt.Errorf("file sink %s: batch %d: %w", s.dir, id, err)
@@ -202,7 +220,7 @@ type dataFile struct {
 	Rows int64  `json:"rows"`
 	Size int64  `json:"size"`
 
-	tmp string
+	tmp string // local: the temporary name while writing
 }
 
 type writer struct {
@@ -211,13 +229,16 @@ type writer struct {
 	skip bool
 
 	encs  []colEnc
-	files []dataFile // finished files (temporary names)
+	files []dataFile // finished files (local: under temporary names; S3: uploaded)
 
-	f    *os.File
-	bw   *bufio.Writer
-	cur  dataFile
-	buf  []byte
-	done bool
+	open    bool         // a data file is being written
+	f       *os.File     // local: the open temporary file
+	mem     bytes.Buffer // S3: the data file being built, uploaded whole by closeFile
+	attempt string       // S3: this attempt's token in data file names
+	bw      *bufio.Writer
+	cur     dataFile
+	buf     []byte
+	done    bool
 }
 
 func (w *writer) Skip() bool { return w.skip }
@@ -249,7 +270,7 @@ func (w *writer) Write(ctx context.Context, rec arrow.RecordBatch) error {
 	}
 	n := int(rec.NumRows())
 	for i := 0; i < n; {
-		if w.f == nil {
+		if !w.open {
 			if err := w.openFile(); err != nil {
 				return err
 			}
@@ -271,7 +292,7 @@ func (w *writer) Write(ctx context.Context, rec arrow.RecordBatch) error {
 		}
 		w.buf = b[:0]
 		if w.cur.Rows >= w.sink.opts.MaxRowsPerFile {
-			if err := w.closeFile(); err != nil {
+			if err := w.closeFile(ctx); err != nil {
 				return err
 			}
 		}
@@ -290,21 +311,26 @@ func (w *writer) put(b []byte) error {
 // openFile starts the next data file under a temporary name.
 func (w *writer) openFile() error {
 	n := len(w.files)
-	final := fmt.Sprintf("part-%d-%d%s", w.id, n, w.sink.opts.Format.ext())
-	var rnd [6]byte
-	rand.Read(rnd[:])
-	tmp := filepath.Join(w.sink.dir, "."+final+".tmp-"+hex.EncodeToString(rnd[:]))
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return fmt.Errorf("file sink %s: batch %d: %w", w.sink.dir, w.id, err)
-	}
-	w.f = f
-	if w.bw == nil {
-		w.bw = bufio.NewWriterSize(f, 256<<10)
+	if w.sink.store != nil {
+		w.openRemote(n)
 	} else {
-		w.bw.Reset(f)
+		final := fmt.Sprintf("part-%d-%d%s", w.id, n, w.sink.opts.Format.ext())
+		var rnd [6]byte
+		rand.Read(rnd[:])
+		tmp := filepath.Join(w.sink.dir, "."+final+".tmp-"+hex.EncodeToString(rnd[:]))
+		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return fmt.Errorf("file sink %s: batch %d: %w", w.sink.dir, w.id, err)
+		}
+		w.f = f
+		if w.bw == nil {
+			w.bw = bufio.NewWriterSize(f, 256<<10)
+		} else {
+			w.bw.Reset(f)
+		}
+		w.cur = dataFile{Path: final, tmp: tmp}
 	}
-	w.cur = dataFile{Path: final, tmp: tmp}
+	w.open = true
 	if w.sink.opts.Format == CSV {
 		h := csvHeader(w.buf[:0], w.encs, "", true)
 		h = append(h, '\n')
@@ -316,8 +342,12 @@ func (w *writer) openFile() error {
 	return nil
 }
 
-// closeFile flushes, fsyncs and closes the current file.
-func (w *writer) closeFile() error {
+// closeFile flushes, fsyncs and closes the current file (S3: uploads it).
+func (w *writer) closeFile(ctx context.Context) error {
+	w.open = false
+	if w.sink.store != nil {
+		return w.closeRemote(ctx)
+	}
 	f := w.f
 	w.f = nil
 	if err := w.bw.Flush(); err != nil {
@@ -345,11 +375,14 @@ func (w *writer) Commit(ctx context.Context) error {
 		return fmt.Errorf("file sink %s: batch %d: commit after commit or abort", w.sink.dir, w.id)
 	}
 	w.done = true
-	if w.f != nil {
-		if err := w.closeFile(); err != nil {
+	if w.open {
+		if err := w.closeFile(ctx); err != nil {
 			w.removeFiles()
 			return err
 		}
+	}
+	if w.sink.store != nil {
+		return w.commitRemote(ctx)
 	}
 	for _, f := range w.files {
 		if err := os.Rename(f.tmp, filepath.Join(w.sink.dir, f.Path)); err != nil {
@@ -365,6 +398,12 @@ func (w *writer) Commit(ctx context.Context) error {
 	if err := writeLogEntry(w.sink.logDir, w.id, w.files); err != nil {
 		return fmt.Errorf("file sink %s: batch %d: %w", w.sink.dir, w.id, err)
 	}
+	w.count()
+	return nil
+}
+
+// count adds the committed batch to the sink's metrics.
+func (w *writer) count() {
 	var rows, size int64
 	for _, f := range w.files {
 		rows += f.Rows
@@ -373,7 +412,6 @@ func (w *writer) Commit(ctx context.Context) error {
 	w.sink.files.Add(int64(len(w.files)))
 	w.sink.rows.Add(rows)
 	w.sink.bytes.Add(size)
-	return nil
 }
 
 // Abort deletes the batch's files; the log never names them.
@@ -382,17 +420,22 @@ func (w *writer) Abort() {
 		return
 	}
 	w.done = true
-	if w.f != nil {
+	if w.open && w.f != nil {
 		w.f.Close()
 		w.files = append(w.files, w.cur)
 		w.f = nil
 	}
+	w.open = false
 	w.removeFiles()
 }
 
 // removeFiles deletes the batch's files, under either name (best effort:
 // leftovers are invisible and removed by the next attempt or New).
 func (w *writer) removeFiles() {
+	if w.sink.store != nil {
+		w.removeRemote()
+		return
+	}
 	for _, f := range w.files {
 		os.Remove(f.tmp)
 		os.Remove(filepath.Join(w.sink.dir, f.Path))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/millrace/millrace/textdecode"
 	"path/filepath"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/millrace/millrace/columnar"
@@ -25,7 +26,9 @@ const (
 
 // Options configures a file source.
 type Options struct {
-	// Path is the directory to watch.
+	// Path is the directory to watch: a local directory, or an S3 prefix
+	// s3://bucket/prefix (s3a:// too) when the program links the S3 backend
+	// (storage/s3store).
 	Path string
 	// Format of every file.
 	Format Format
@@ -34,6 +37,12 @@ type Options struct {
 	Schema *arrow.Schema
 	// MaxFilesPerTrigger caps the new files of one batch (0: no cap).
 	MaxFilesPerTrigger int
+	// MaxFileAge bounds the record of seen files (Spark's maxFileAge): a
+	// file modified more than MaxFileAge before the newest file seen is
+	// ignored, and leaves the record. 0 means DefaultMaxFileAge (7 days)
+	// on S3, and no bound on a local directory (every processed name stays
+	// in the offset, as before the option existed). See doc.go.
+	MaxFileAge time.Duration
 	// Pattern is a filepath.Match glob on file names (default "*").
 	Pattern string
 	// Header says that each CSV file starts with a header row.
@@ -69,6 +78,9 @@ func (o Options) validate() (Options, error) {
 	}
 	if o.Delimiter == 0 {
 		o.Delimiter = ','
+	}
+	if o.MaxFileAge < 0 {
+		return o, fmt.Errorf("file source: MaxFileAge must not be negative, got %s", o.MaxFileAge)
 	}
 	if o.MaxFilesPerTrigger < 0 {
 		return o, fmt.Errorf("file source: MaxFilesPerTrigger must not be negative, got %d", o.MaxFilesPerTrigger)

@@ -15,11 +15,14 @@ import (
 // readParquet reads the file's columns named by the schema (internal/pqread)
 // and emits them as records of the schema: each column conformed to the
 // schema's type (kernels.Conform), nulls for columns the file lacks.
-func (p *Partition) readParquet(ctx context.Context, mem memory.Allocator, path string, emit func(arrow.RecordBatch) error) error {
+//
+// file is the local file to read; path names it in errors (for S3, the
+// object's URL, file a local copy).
+func (p *Partition) readParquet(ctx context.Context, mem memory.Allocator, file, path string, emit func(arrow.RecordBatch) error) error {
 	schema := p.src.opts.Schema
 	want := func(name string) bool { return len(schema.FieldIndices(name)) > 0 }
 	cols := make([]arrow.Array, schema.NumFields())
-	return pqread.Read(ctx, mem, path, "file source: parquet", BatchRows, want, func(in arrow.RecordBatch, n int64) error {
+	return pqread.Read(ctx, mem, file, "file source: parquet", BatchRows, want, func(in arrow.RecordBatch, n int64) error {
 		for i, f := range schema.Fields() {
 			var idx []int
 			if in != nil {

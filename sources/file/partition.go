@@ -58,23 +58,44 @@ func (e *RecordError) Unwrap() error { return sources.ErrBadRecord }
 // most BatchRows rows.
 func (p *Partition) Read(ctx context.Context, mem memory.Allocator, emit func(arrow.RecordBatch) error) error {
 	path := filepath.Join(p.src.opts.Path, p.File)
-	if p.src.opts.Format == Parquet {
-		return p.readParquet(ctx, mem, path, emit)
+	var r io.Reader
+	if p.src.store != nil {
+		path = p.src.where(p.File)
+		if p.src.opts.Format == Parquet {
+			tmp, err := p.src.fetchParquet(ctx, p.File)
+			if err != nil {
+				return err
+			}
+			defer os.Remove(tmp)
+			if err := p.readParquet(ctx, mem, tmp, path, emit); err != nil {
+				return fmt.Errorf("%s (read from a local copy): %w", path, err)
+			}
+			return nil
+		}
+		var err error
+		if r, err = p.src.openStore(ctx, p.File); err != nil {
+			return err
+		}
+	} else {
+		if p.src.opts.Format == Parquet {
+			return p.readParquet(ctx, mem, path, path, emit)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return fmt.Errorf("file source: open %s: %w", path, err)
+		}
+		defer f.Close()
+		r = f
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("file source: open %s: %w", path, err)
-	}
-	defer f.Close()
-	var r io.Reader = f
 	if strings.HasSuffix(p.File, ".gz") {
-		gz, err := gzip.NewReader(f)
+		gz, err := gzip.NewReader(r)
 		if err != nil {
 			return fmt.Errorf("file source: %s: %w", path, err)
 		}
 		defer gz.Close()
 		r = gz
 	}
+	var err error
 	rb := textdecode.NewRows(mem, p.src.opts.Schema, BatchRows)
 	defer rb.Release()
 	rb.SetReplaceInvalidUTF8(p.src.opts.ReplaceInvalidUTF8)

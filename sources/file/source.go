@@ -2,7 +2,6 @@ package file
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,17 +14,20 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/millrace/millrace/sources"
+	"github.com/millrace/millrace/storage"
 )
 
 // Source is the file source. Create it with New.
 type Source struct {
-	opts Options
+	opts  Options
+	store storage.Store // the S3 prefix of Options.Path; nil for a local directory
 
 	badRecords atomic.Int64
 
 	mu      sync.Mutex
-	pending int                 // new files seen by the last LatestOffset beyond its limit
-	capped  map[string]struct{} // PrepareAvailableNow: only these files are read
+	pending int                       // new files seen by the last LatestOffset beyond its limit
+	capped  map[string]struct{}       // PrepareAvailableNow: only these files are read
+	entries map[int64]map[string]bool // parsed file sink log entries (sinklog.go)
 }
 
 var (
@@ -34,13 +36,20 @@ var (
 	_ sources.Describer    = (*Source)(nil)
 )
 
-// New returns a file source for opts. It does not touch the directory.
+// New returns a file source for opts. It does not touch the directory (for
+// s3:// it sets up the client, which reads the AWS configuration).
 func New(opts Options) (*Source, error) {
 	o, err := opts.validate()
 	if err != nil {
 		return nil, err
 	}
-	return &Source{opts: o}, nil
+	s := &Source{opts: o}
+	if storage.IsS3(o.Path) {
+		if s.store, err = storage.Open(context.Background(), o.Path); err != nil {
+			return nil, fmt.Errorf("file source: %w", err)
+		}
+	}
+	return s, nil
 }
 
 // Name describes the source in progress events.
@@ -67,32 +76,15 @@ func (s *Source) Metrics() map[string]string {
 	}
 }
 
-type offset struct {
-	Files []string `json:"files"`
-}
-
 func encodeOffset(files []string) sources.Offset {
-	if files == nil {
-		files = []string{}
-	}
-	b, _ := json.Marshal(offset{Files: files}) // a []string always marshals
-	return sources.Offset(b)
+	return encodeState(state{Files: files})
 }
 
+// decodeOffset returns the files of an offset: for v1, every file
+// processed so far; for v2, the files of the batch that ends there.
 func decodeOffset(o sources.Offset) ([]string, error) {
-	var d offset
-	if err := json.Unmarshal([]byte(o), &d); err != nil {
-		return nil, fmt.Errorf("file source: bad offset %q: %w", string(o), err)
-	}
-	for _, name := range d.Files {
-		if !plainName(name) {
-			// A checkpoint never holds such a name (list returns none); a
-			// corrupt or edited one must not make the source read a file
-			// outside its directory.
-			return nil, fmt.Errorf("file source: bad offset %.200q: %q is not a file name of the source directory", string(o), name)
-		}
-	}
-	return d.Files, nil
+	st, err := decodeState(o)
+	return st.Files, err
 }
 
 // plainName reports whether name can be a file list returns: no path
@@ -103,8 +95,25 @@ func plainName(name string) bool {
 		!strings.ContainsRune(name, 0) && !strings.HasPrefix(name, ".")
 }
 
-// InitialOffset returns {"files":[]}.
+// bounded reports whether new offsets keep the bounded record of seen
+// files (v2): always on S3, where listing is the only way to find files
+// and a directory's history has no end; on local disk when MaxFileAge is
+// set. An offset already in the bounded layout stays in it.
+func (s *Source) bounded() bool { return s.store != nil || s.opts.MaxFileAge > 0 }
+
+// maxFileAge is the age window of the bounded record.
+func (s *Source) maxFileAge() time.Duration {
+	if s.opts.MaxFileAge > 0 {
+		return s.opts.MaxFileAge
+	}
+	return DefaultMaxFileAge
+}
+
+// InitialOffset returns {"files":[]}, or the empty bounded record.
 func (s *Source) InitialOffset(ctx context.Context) (sources.Offset, error) {
+	if s.bounded() {
+		return encodeState(state{V: 2}), nil
+	}
 	return encodeOffset(nil), nil
 }
 
@@ -115,14 +124,28 @@ type listed struct {
 
 // list returns the eligible files of the directory sorted by modification
 // time, then name.
-func (s *Source) list() ([]listed, error) {
+//
+// When the directory is a file sink's output (it has the sink's log
+// directory), the log is returned too, and only the files its committed
+// entries name are to be read (committedOnly).
+func (s *Source) list(ctx context.Context) ([]listed, *sinkLog, error) {
+	if s.store != nil {
+		return s.listStore(ctx)
+	}
 	entries, err := os.ReadDir(s.opts.Path)
 	if err != nil {
-		return nil, fmt.Errorf("file source: list directory %s: %w", s.opts.Path, err)
+		return nil, nil, fmt.Errorf("file source: list directory %s: %w", s.opts.Path, err)
 	}
+	var log *sinkLog
 	out := make([]listed, 0, len(entries))
 	for _, e := range entries {
 		name := e.Name()
+		if name == sinkLogDir && e.IsDir() {
+			if log, err = s.listSinkLog(); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
 		if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || !e.Type().IsRegular() {
 			continue
 		}
@@ -134,40 +157,57 @@ func (s *Source) list() ([]listed, error) {
 			if os.IsNotExist(err) { // removed since ReadDir
 				continue
 			}
-			return nil, fmt.Errorf("file source: stat %s: %w", filepath.Join(s.opts.Path, name), err)
+			return nil, nil, fmt.Errorf("file source: stat %s: %w", filepath.Join(s.opts.Path, name), err)
 		}
 		out = append(out, listed{name: name, mod: info.ModTime()})
 	}
+	sortListed(out)
+	return out, log, nil
+}
+
+// sortListed orders files by modification time, then name: the order in
+// which they are read.
+func sortListed(out []listed) {
 	slices.SortFunc(out, func(a, b listed) int {
 		if c := a.mod.Compare(b.mod); c != 0 {
 			return c
 		}
 		return strings.Compare(a.name, b.name)
 	})
-	return out, nil
 }
 
 // LatestOffset lists the directory and returns start plus the new files,
 // bounded by MaxFilesPerTrigger and limit.MaxFiles.
 func (s *Source) LatestOffset(ctx context.Context, start sources.Offset, limit sources.ReadLimit) (sources.Offset, error) {
-	done, err := decodeOffset(start)
+	st, err := decodeState(start)
 	if err != nil {
 		return "", err
 	}
-	files, err := s.list()
+	files, log, err := s.list(ctx)
 	if err != nil {
 		return "", err
 	}
-	seen := make(map[string]struct{}, len(done))
-	for _, f := range done {
-		seen[f] = struct{}{}
+	bounded := st.bounded() || s.bounded()
+	if bounded && !st.bounded() {
+		st = st.upgrade(files)
+	}
+	var seen map[string]struct{}
+	if !bounded {
+		seen = make(map[string]struct{}, len(st.Files))
+		for _, f := range st.Files {
+			seen[f] = struct{}{}
+		}
 	}
 	s.mu.Lock()
 	capped := s.capped
 	s.mu.Unlock()
-	var fresh []string
+	var fresh []listed
 	for _, f := range files {
-		if _, ok := seen[f.name]; ok {
+		if bounded {
+			if !st.isNew(f) {
+				continue
+			}
+		} else if _, ok := seen[f.name]; ok {
 			continue
 		}
 		if capped != nil {
@@ -175,7 +215,12 @@ func (s *Source) LatestOffset(ctx context.Context, start sources.Offset, limit s
 				continue
 			}
 		}
-		fresh = append(fresh, f.name)
+		fresh = append(fresh, f)
+	}
+	if log != nil {
+		if fresh, err = s.committedOnly(ctx, fresh, log); err != nil {
+			return "", err
+		}
 	}
 	max := s.opts.MaxFilesPerTrigger
 	if limit.MaxFiles > 0 && (max == 0 || limit.MaxFiles < max) {
@@ -192,12 +237,19 @@ func (s *Source) LatestOffset(ctx context.Context, start sources.Offset, limit s
 	if len(fresh) == 0 {
 		return start, nil
 	}
-	return encodeOffset(append(slices.Clip(done), fresh...)), nil
+	if bounded {
+		return encodeState(st.advance(fresh, s.maxFileAge())), nil
+	}
+	done := slices.Clip(st.Files)
+	for _, f := range fresh {
+		done = append(done, f.name)
+	}
+	return encodeOffset(done), nil
 }
 
 // PrepareAvailableNow fixes the set of files to read at those listed now.
 func (s *Source) PrepareAvailableNow(ctx context.Context) error {
-	files, err := s.list()
+	files, _, err := s.list(ctx)
 	if err != nil {
 		return err
 	}
@@ -213,19 +265,30 @@ func (s *Source) PrepareAvailableNow(ctx context.Context) error {
 
 // PlanPartitions returns one partition per file of end beyond start.
 func (s *Source) PlanPartitions(start, end sources.Offset) ([]sources.InputPartition, error) {
-	from, err := decodeOffset(start)
+	from, err := decodeState(start)
 	if err != nil {
 		return nil, err
 	}
-	to, err := decodeOffset(end)
+	to, err := decodeState(end)
 	if err != nil {
 		return nil, err
 	}
-	if len(to) < len(from) || !slices.Equal(from, to[:len(from)]) {
-		return nil, fmt.Errorf("file source: offset %.200s is not a continuation of %.200s", end, start)
+	var names []string
+	switch {
+	case !to.bounded():
+		if from.bounded() || len(to.Files) < len(from.Files) || !slices.Equal(from.Files, to.Files[:len(from.Files)]) {
+			return nil, fmt.Errorf("file source: offset %.200s is not a continuation of %.200s", end, start)
+		}
+		names = to.Files[len(from.Files):]
+	case from.bounded() && to.Batch == from.Batch:
+		// the same offset: no new files
+	case to.Batch == from.Batch+1: // a v1 start is batch 0 of the bounded record
+		names = to.Files
+	default:
+		return nil, fmt.Errorf("file source: offset %.200s is not the next batch after %.200s", end, start)
 	}
-	parts := make([]sources.InputPartition, 0, len(to)-len(from))
-	for _, name := range to[len(from):] {
+	parts := make([]sources.InputPartition, 0, len(names))
+	for _, name := range names {
 		parts = append(parts, &Partition{File: name, src: s})
 	}
 	return parts, nil
