@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -18,7 +17,6 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
-	"github.com/millrace/millrace/internal/pqread"
 )
 
 // checkpointActions are the top-level columns of a classic checkpoint this
@@ -229,72 +227,52 @@ func WriteCheckpoint(ctx context.Context, s *Snapshot) error {
 		return fmt.Errorf("lake: checkpoint %d: build rows: %w", s.version, err)
 	}
 	defer rec.Release()
-	dir := filepath.Join(s.root, logDir)
 	name := fmt.Sprintf("%020d.checkpoint.parquet", s.version)
-	tmp := filepath.Join(dir, "."+name+"."+randomHex(8)+".tmp")
-	f, err := os.Create(tmp)
-	if err != nil {
-		return fmt.Errorf("lake: checkpoint %d: %w", s.version, err)
-	}
 	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithDictionaryDefault(false), parquet.WithAllocator(mem))
-	fw, err := pqarrow.NewFileWriter(checkpointSchema, f, props, pqarrow.DefaultWriterProps())
+	var buf bytes.Buffer
+	fw, err := pqarrow.NewFileWriter(checkpointSchema, &buf, props, pqarrow.DefaultWriterProps())
 	if err == nil {
 		err = fw.Write(rec)
 		if cerr := fw.Close(); err == nil {
 			err = cerr
 		}
-	} else {
-		f.Close()
-	}
-	if err == nil {
-		err = syncFile(tmp)
 	}
 	if err == nil {
 		// A checkpoint of a version holds the same state whoever writes it,
-		// so replacing a concurrent writer's copy is harmless, once the
-		// checksum Hadoop's local file system wrote beside that copy is
-		// gone: Spark fails to read a file whose .crc does not match.
-		err = os.Rename(tmp, filepath.Join(dir, name))
-		removeHadoopChecksum(dir, name)
+		// so replacing a concurrent writer's copy is harmless (Write: temp
+		// file, fsync, rename locally; one PUT on S3), once the checksum
+		// Hadoop's local file system wrote beside that copy is gone: Spark
+		// fails to read a file whose .crc does not match.
+		err = s.loc.store.Write(ctx, logName(name), buf.Bytes())
+		removeHadoopChecksum(s.loc, name)
 	}
 	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("lake: checkpoint %d: write %s: %w", s.version, name, err)
+		return fmt.Errorf("lake: checkpoint %d of %s: write %s: %w", s.version, s.loc.root, name, err)
 	}
-	st, err := os.Stat(filepath.Join(dir, name))
-	if err != nil {
-		return err
+	lc, _ := json.Marshal(map[string]any{"version": s.version, "size": n, "sizeInBytes": buf.Len(), "numOfAddFiles": len(s.files)})
+	if err := s.loc.store.Write(ctx, logName("_last_checkpoint"), lc); err != nil {
+		return fmt.Errorf("lake: checkpoint %d of %s: %w", s.version, s.loc.root, err)
 	}
-	lc, _ := json.Marshal(map[string]any{"version": s.version, "size": n, "sizeInBytes": st.Size(), "numOfAddFiles": len(s.files)})
-	if err := writeFileAtomic(dir, "_last_checkpoint", lc); err != nil {
-		return err
-	}
-	removeHadoopChecksum(dir, "_last_checkpoint")
+	removeHadoopChecksum(s.loc, "_last_checkpoint")
 	return nil
 }
 
 // removeHadoopChecksum removes the .<name>.crc file Hadoop's local file
 // system (Spark on a local path) keeps beside a file it wrote, after we
 // replaced that file. Without a .crc Hadoop reads the file unchecked.
-func removeHadoopChecksum(dir, name string) {
-	_ = os.Remove(filepath.Join(dir, "."+name+".crc"))
-}
-
-func syncFile(name string) error {
-	f, err := os.Open(name)
-	if err != nil {
-		return err
+// Object storage has none.
+func removeHadoopChecksum(loc *location, name string) {
+	if loc.local {
+		_ = os.Remove(loc.file(logName("." + name + ".crc")))
 	}
-	defer f.Close()
-	return f.Sync()
 }
 
 // readCheckpoint reads the actions of all parts of a classic checkpoint.
-func readCheckpoint(root string, cp checkpoint) ([]Action, error) {
+func readCheckpoint(loc *location, cp checkpoint) ([]Action, error) {
 	var out []Action
 	for _, part := range cp.parts {
-		acts, err := readCheckpointPart(logPath(root, part))
+		acts, err := readCheckpointPart(loc, logName(part))
 		if err != nil {
 			return nil, fmt.Errorf("lake: checkpoint %d: %w", cp.version, err)
 		}
@@ -303,10 +281,11 @@ func readCheckpoint(root string, cp checkpoint) ([]Action, error) {
 	return out, nil
 }
 
-func readCheckpointPart(name string) ([]Action, error) {
+func readCheckpointPart(loc *location, obj string) ([]Action, error) {
 	want := func(col string) bool { return slices.Contains(checkpointActions, col) }
+	name := loc.where(obj)
 	var buf bytes.Buffer
-	err := pqread.Read(context.Background(), memory.DefaultAllocator, name, "", 4096, want, func(rec arrow.RecordBatch, _ int64) error {
+	err := loc.readParquet(context.Background(), memory.DefaultAllocator, obj, -1, "", 4096, want, func(rec arrow.RecordBatch, _ int64) error {
 		if rec == nil {
 			return nil // none of the action columns
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 )
 
 // operation is one transaction: what it commits and what it read.
@@ -36,7 +35,6 @@ const maxCommitAttempts = 1000
 // versions after lost races the conflict rules allow. It returns the
 // committed version.
 func (t *Table) commit(ctx context.Context, readVersion int64, op *operation) (int64, error) {
-	dir := filepath.Join(t.root, logDir)
 	v := readVersion + 1
 	for attempt := 0; attempt < maxCommitAttempts; attempt++ {
 		if err := ctx.Err(); err != nil {
@@ -46,27 +44,27 @@ func (t *Table) commit(ctx context.Context, readVersion int64, op *operation) (i
 		if err != nil {
 			return -1, err
 		}
-		err = putIfAbsent(dir, commitName(v), data)
+		err = putIfAbsent(ctx, t.loc, commitName(v), data)
 		if err == nil {
 			t.maybeCheckpoint(ctx, v)
 			return v, nil
 		}
 		if !errors.Is(err, errVersionExists) {
-			return -1, fmt.Errorf("lake: commit version %d of %s: %w", v, t.root, err)
+			return -1, fmt.Errorf("lake: commit version %d of %s: %w", v, t.root(), err)
 		}
 		if readVersion < 0 {
-			return -1, fmt.Errorf("%w: version 0 of %s already exists", ErrConcurrentModification, t.root)
+			return -1, fmt.Errorf("%w: version 0 of %s already exists", ErrConcurrentModification, t.root())
 		}
-		won, err := readCommit(t.root, v)
+		won, err := readCommit(t.loc, v)
 		if err != nil {
 			return -1, err
 		}
 		if reason := conflict(op, won); reason != "" {
-			return -1, fmt.Errorf("%w: %s of %s lost to version %d: %s", ErrConcurrentModification, op.name, t.root, v, reason)
+			return -1, fmt.Errorf("%w: %s of %s lost to version %d: %s", ErrConcurrentModification, op.name, t.root(), v, reason)
 		}
 		v++
 	}
-	return -1, fmt.Errorf("%w: %s of %s: gave up after %d lost races", ErrConcurrentModification, op.name, t.root, maxCommitAttempts)
+	return -1, fmt.Errorf("%w: %s of %s: gave up after %d lost races", ErrConcurrentModification, op.name, t.root(), maxCommitAttempts)
 }
 
 // actions lists the commit's actions, commitInfo first.
@@ -130,7 +128,7 @@ func (t *Table) maybeCheckpoint(ctx context.Context, v int64) {
 	if n <= 0 || v == 0 || v%n != 0 {
 		return
 	}
-	s, err := LoadSnapshot(t.root, v)
+	s, err := loadSnapshot(t.loc, v)
 	if err != nil {
 		return
 	}

@@ -1,11 +1,13 @@
 package lake
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -27,7 +29,7 @@ const (
 // one open file per partition, rolling to a new file at the target size.
 type dataWriter struct {
 	ctx        context.Context
-	root       string
+	loc        *location
 	mem        memory.Allocator
 	schema     *arrow.Schema // table schema
 	partCols   []string
@@ -37,14 +39,15 @@ type dataWriter struct {
 	target     int64
 	open       map[string]*openFile // by partition dir
 	adds       []AddFile
-	written    []string // every file created, for abort
+	written    []string // every file created (names in loc), for abort
 	keys       [][]byte
 	seq        int
 	statsSpec  statsSpec
 }
 
 type openFile struct {
-	f     *os.File
+	f     *os.File      // a local table's file
+	buf   *bytes.Buffer // or the object's content, put when finished
 	cw    *countingWriter
 	fw    *pqarrow.FileWriter
 	stats *fileStats
@@ -66,9 +69,9 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // newDataWriter returns a writer of data files for a table with schema and
 // metadata md (partition columns; the properties that choose the columns
 // with statistics).
-func newDataWriter(ctx context.Context, root string, mem memory.Allocator, schema *arrow.Schema, md *Metadata, target int64) (*dataWriter, error) {
+func newDataWriter(ctx context.Context, loc *location, mem memory.Allocator, schema *arrow.Schema, md *Metadata, target int64) (*dataWriter, error) {
 	partCols := md.PartitionColumns
-	w := &dataWriter{ctx: ctx, root: root, mem: mem, schema: schema, partCols: partCols, target: target,
+	w := &dataWriter{ctx: ctx, loc: loc, mem: mem, schema: schema, partCols: partCols, target: target,
 		open: map[string]*openFile{}, statsSpec: statsSpecOf(md.Configuration)}
 	var dataFields []arrow.Field
 	for _, c := range partCols {
@@ -241,22 +244,33 @@ func (w *dataWriter) writePartition(rec arrow.RecordBatch, pv PartitionValues) e
 func (w *dataWriter) newFile(dir string, pv PartitionValues) (*openFile, error) {
 	w.seq++
 	rel := fmt.Sprintf("%spart-%05d-%s-c000.zstd.parquet", dir, w.seq, newUUID())
-	full := filepath.Join(w.root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-		return nil, fmt.Errorf("lake: data dir: %w", err)
+	of := &openFile{stats: newFileStats(w.dataSchema.Fields(), w.statsSpec), rel: rel, pv: pv}
+	if w.loc.local {
+		full := w.loc.file(rel)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return nil, fmt.Errorf("lake: data dir: %w", err)
+		}
+		f, err := os.OpenFile(full, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("lake: create data file: %w", err)
+		}
+		w.written = append(w.written, rel)
+		of.f, of.cw = f, &countingWriter{w: f}
+	} else {
+		// An object is put whole when the file is finished, so no reader
+		// (and no crash) ever sees part of it.
+		of.buf = new(bytes.Buffer)
+		of.cw = &countingWriter{w: of.buf}
 	}
-	f, err := os.OpenFile(full, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	fw, err := pqarrow.NewFileWriter(w.dataSchema, of.cw, dataWriterProps(w.mem, w.dataSchema), pqarrow.DefaultWriterProps())
 	if err != nil {
-		return nil, fmt.Errorf("lake: create data file: %w", err)
+		if of.f != nil {
+			of.f.Close()
+		}
+		return nil, fmt.Errorf("lake: parquet writer %s: %w", w.loc.where(rel), err)
 	}
-	w.written = append(w.written, full)
-	cw := &countingWriter{w: f}
-	fw, err := pqarrow.NewFileWriter(w.dataSchema, cw, dataWriterProps(w.mem, w.dataSchema), pqarrow.DefaultWriterProps())
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lake: parquet writer %s: %w", rel, err)
-	}
-	return &openFile{f: f, cw: cw, fw: fw, stats: newFileStats(w.dataSchema.Fields(), w.statsSpec), rel: rel, pv: pv}, nil
+	of.fw = fw
+	return of, nil
 }
 
 // dataWriterProps are the Parquet properties of data files of schema sc:
@@ -286,23 +300,43 @@ func dataWriterProps(mem memory.Allocator, sc *arrow.Schema) *parquet.WriterProp
 	return parquet.NewWriterProperties(opts...)
 }
 
-// finish closes and syncs a data file and records its add action.
+// finish closes and syncs a data file (or puts the object) and records
+// its add action.
 func (w *dataWriter) finish(of *openFile) error {
-	err := of.fw.Close() // closes the file too
-	if err != nil {
-		return fmt.Errorf("lake: close %s: %w", of.rel, err)
+	// Close writes the footer; it does not close of.f, which it sees only
+	// through the counting writer.
+	if err := of.fw.Close(); err != nil {
+		if of.f != nil {
+			of.f.Close()
+		}
+		return fmt.Errorf("lake: close %s: %w", w.loc.where(of.rel), err)
 	}
-	full := filepath.Join(w.root, filepath.FromSlash(of.rel))
-	if err := syncFile(full); err != nil {
-		return fmt.Errorf("lake: sync %s: %w", of.rel, err)
-	}
-	st, err := os.Stat(full)
-	if err != nil {
-		return fmt.Errorf("lake: stat %s: %w", of.rel, err)
+	var size, mtime int64
+	if of.f != nil {
+		err := of.f.Sync()
+		if cerr := of.f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("lake: sync %s: %w", w.loc.where(of.rel), err)
+		}
+		st, err := os.Stat(w.loc.file(of.rel))
+		if err != nil {
+			return fmt.Errorf("lake: stat %s: %w", w.loc.where(of.rel), err)
+		}
+		size, mtime = st.Size(), st.ModTime().UnixMilli()
+	} else {
+		// The name is new (a UUID); WriteNew makes sure of it.
+		w.written = append(w.written, of.rel)
+		if err := w.loc.store.WriteNew(w.ctx, of.rel, of.buf.Bytes()); err != nil {
+			return fmt.Errorf("lake: put data file: %w", err)
+		}
+		size, mtime = int64(of.buf.Len()), time.Now().UnixMilli()
+		of.buf = nil
 	}
 	w.adds = append(w.adds, AddFile{
-		Path: encodePath(of.rel), PartitionValues: of.pv, Size: st.Size(),
-		ModificationTime: st.ModTime().UnixMilli(), DataChange: true, Stats: of.stats.json(),
+		Path: encodePath(of.rel), PartitionValues: of.pv, Size: size,
+		ModificationTime: mtime, DataChange: true, Stats: of.stats.json(),
 	})
 	return nil
 }
@@ -323,10 +357,17 @@ func (w *dataWriter) close() ([]AddFile, error) {
 func (w *dataWriter) abort() {
 	for dir, of := range w.open {
 		of.fw.Close()
+		if of.f != nil {
+			of.f.Close()
+		}
 		delete(w.open, dir)
 	}
-	for _, p := range w.written {
-		os.Remove(p)
+	for _, name := range w.written {
+		if w.loc.local {
+			os.Remove(w.loc.file(name))
+		} else {
+			_ = w.loc.store.Delete(context.Background(), name)
+		}
 	}
 	w.adds = nil
 }

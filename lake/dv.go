@@ -2,6 +2,7 @@ package lake
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -9,7 +10,9 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
 )
@@ -63,8 +66,9 @@ func (d *DeletionVector) cardinality() int64 {
 	return d.Cardinality
 }
 
-// dvFile returns the local path of the file holding d (not for inline DVs).
-func (d *DeletionVector) dvFile(root string) (string, error) {
+// dvPath returns the path of the file holding d (not for inline DVs):
+// slash-separated relative to the table root, or absolute.
+func (d *DeletionVector) dvPath() (string, error) {
 	switch d.StorageType {
 	case "u":
 		s := d.PathOrInlineDv
@@ -78,13 +82,13 @@ func (d *DeletionVector) dvFile(root string) (string, error) {
 		}
 		h := hex.EncodeToString(u)
 		name := "deletion_vector_" + h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:] + ".bin"
-		return filepath.Join(root, filepath.FromSlash(prefix), name), nil
+		return path.Join(prefix, name), nil
 	case "p":
 		p, err := decodePath(d.PathOrInlineDv)
 		if err != nil {
 			return "", err
 		}
-		if !filepath.IsAbs(p) {
+		if !filepath.IsAbs(p) && !strings.Contains(p, "://") {
 			return "", fmt.Errorf("storage type p: %q is not an absolute path", d.PathOrInlineDv)
 		}
 		return p, nil
@@ -113,12 +117,12 @@ func (d *deletedRows) cardinality() uint64 {
 
 // loadDeletionVector reads the DV of data file f of the table at root; nil
 // when f has none. Errors name the data file and the DV's file.
-func loadDeletionVector(root string, f *AddFile) (*deletedRows, error) {
+func loadDeletionVector(loc *location, f *AddFile) (*deletedRows, error) {
 	d := f.DeletionVector
 	if d == nil {
 		return nil, nil
 	}
-	set, where, err := readDeletionVector(root, d)
+	set, where, err := readDeletionVector(loc, d)
 	if err != nil {
 		return nil, fmt.Errorf("lake: deletion vector of data file %s (%s): %w", f.Path, where, err)
 	}
@@ -131,7 +135,7 @@ func loadDeletionVector(root string, f *AddFile) (*deletedRows, error) {
 
 // readDeletionVector decodes the set a descriptor points at and returns it
 // with a description of where it is stored, for errors.
-func readDeletionVector(root string, d *DeletionVector) (*deletedRows, string, error) {
+func readDeletionVector(loc *location, d *DeletionVector) (*deletedRows, string, error) {
 	if d.SizeInBytes < 0 {
 		return nil, "descriptor", fmt.Errorf("negative sizeInBytes %d", d.SizeInBytes)
 	}
@@ -146,7 +150,11 @@ func readDeletionVector(root string, d *DeletionVector) (*deletedRows, string, e
 		set, err := parseRoaringBitmapArray(b[:d.SizeInBytes])
 		return set, "inline", err
 	}
-	path, err := d.dvFile(root)
+	p, err := d.dvPath()
+	if err != nil {
+		return nil, "descriptor", err
+	}
+	dir, name, err := loc.object(p)
 	if err != nil {
 		return nil, "descriptor", err
 	}
@@ -154,8 +162,8 @@ func readDeletionVector(root string, d *DeletionVector) (*deletedRows, string, e
 	if d.Offset != nil {
 		offset = int64(*d.Offset)
 	}
-	where := fmt.Sprintf("file %s offset %d", path, offset)
-	b, err := readDVFileEntry(path, offset, d.SizeInBytes)
+	where := fmt.Sprintf("file %s offset %d", dir.where(name), offset)
+	b, err := readDVFileEntry(dir, name, offset, d.SizeInBytes)
 	if err != nil {
 		return nil, where, err
 	}
@@ -165,12 +173,23 @@ func readDeletionVector(root string, d *DeletionVector) (*deletedRows, string, e
 
 // readDVFileEntry reads and checks the DV of size bytes at offset of a DV
 // file: its version byte, size field and CRC-32.
-func readDVFileEntry(path string, offset int64, size int32) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+func readDVFileEntry(loc *location, name string, offset int64, size int32) ([]byte, error) {
+	var f io.ReaderAt
+	if loc.local {
+		lf, err := os.Open(loc.file(name))
+		if err != nil {
+			return nil, err
+		}
+		defer lf.Close()
+		f = lf
+	} else {
+		// DV files are small: one GET of the whole object.
+		b, err := loc.store.Read(context.Background(), name)
+		if err != nil {
+			return nil, err
+		}
+		f = bytes.NewReader(b)
 	}
-	defer f.Close()
 	var ver [1]byte
 	if _, err := f.ReadAt(ver[:], 0); err != nil {
 		return nil, fmt.Errorf("read format version: %w", err)

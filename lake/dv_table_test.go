@@ -43,8 +43,8 @@ func deleteWithDV(t *testing.T, tbl *Table, mem memory.Allocator, storage string
 	var hits []touched
 	var gone []string
 	for _, f := range s.Files() {
-		path, _ := s.filePath(&f)
-		old, err := loadDeletionVector(s.root, &f)
+		name, _ := decodePath(f.Path)
+		old, err := loadDeletionVector(s.loc, &f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +54,7 @@ func deleteWithDV(t *testing.T, tbl *Table, mem memory.Allocator, storage string
 		}
 		var pos uint64
 		var newRows bool
-		err = readDataFile(ctx, mem, path, s.schema, s.metadata.PartitionColumns, f.PartitionValues, func(r arrow.RecordBatch) error {
+		err = readDataFile(ctx, mem, s.loc, name, f.Size, s.schema, s.metadata.PartitionColumns, f.PartitionValues, func(r arrow.RecordBatch) error {
 			defer r.Release()
 			ids := r.Column(0).(*array.Int64)
 			lines := recLines(r)
@@ -91,7 +91,7 @@ func deleteWithDV(t *testing.T, tbl *Table, mem memory.Allocator, storage string
 		_, _ = rand.New(rand.NewSource(int64(len(s.files)) + s.version)).Read(u)
 		uuidZ85 = z85Encode(u)
 		h := hex.EncodeToString(u)
-		dvPath = filepath.Join(tbl.root, "dv", "deletion_vector_"+h[0:8]+"-"+h[8:12]+"-"+h[12:16]+"-"+h[16:20]+"-"+h[20:]+".bin")
+		dvPath = filepath.Join(tbl.Path(), "dv", "deletion_vector_"+h[0:8]+"-"+h[8:12]+"-"+h[12:16]+"-"+h[16:20]+"-"+h[20:]+".bin")
 		offs = writeDVFile(t, dvPath, blobs...)
 	}
 	now := tbl.now().UnixMilli()

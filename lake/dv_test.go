@@ -77,8 +77,8 @@ func TestZ85Decode(t *testing.T) {
 	}
 	// PROTOCOL.md, "JSON Example 1": random prefix "ab" and a UUID.
 	d := &DeletionVector{StorageType: "u", PathOrInlineDv: "ab^-aqEH.-t@S}K{vb[*k^"}
-	p, err := d.dvFile("/tbl")
-	if err != nil || p != "/tbl/ab/deletion_vector_d2c639aa-8816-431a-aaf6-d3fe2512ff61.bin" {
+	p, err := d.dvPath()
+	if err != nil || p != "ab/deletion_vector_d2c639aa-8816-431a-aaf6-d3fe2512ff61.bin" {
 		t.Fatalf("dv path %q, %v", p, err)
 	}
 	if z85Encode(got) != "HelloWorld" {
@@ -89,7 +89,7 @@ func TestZ85Decode(t *testing.T) {
 func TestRoaringBitmapArray(t *testing.T) {
 	// PROTOCOL.md, "JSON Example 3": an inline DV of rows 3, 4, 7, 11, 18, 29.
 	d := &DeletionVector{StorageType: "i", PathOrInlineDv: "wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L", SizeInBytes: 40, Cardinality: 6}
-	set, _, err := readDeletionVector("", d)
+	set, _, err := readDeletionVector(testLoc(t, t.TempDir()), d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,10 +216,11 @@ func TestDeletionVectorFileErrors(t *testing.T) {
 	root := t.TempDir()
 	uuid := []byte{0x61, 0xd1, 0x6c, 0x75, 0x69, 0x94, 0x46, 0xb7, 0xa1, 0x5b, 0x8b, 0x53, 0x88, 0x52, 0xe5, 0x0e}
 	d := &DeletionVector{StorageType: "u", PathOrInlineDv: "xy" + z85Encode(uuid), Cardinality: 2}
-	path, err := d.dvFile(root)
+	rel, err := d.dvPath()
 	if err != nil {
 		t.Fatal(err)
 	}
+	path := filepath.Join(root, filepath.FromSlash(rel))
 	if want := filepath.Join(root, "xy", "deletion_vector_61d16c75-6994-46b7-a15b-8b538852e50e.bin"); path != want {
 		t.Fatalf("path %s, want %s", path, want)
 	}
@@ -227,7 +228,7 @@ func TestDeletionVectorFileErrors(t *testing.T) {
 	offs := writeDVFile(t, path, first, second)
 	d.Offset, d.SizeInBytes = &offs[1], int32(len(second))
 	f := &AddFile{Path: "part-0.parquet", DeletionVector: d}
-	set, err := loadDeletionVector(root, f)
+	set, err := loadDeletionVector(testLoc(t, root), f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +238,7 @@ func TestDeletionVectorFileErrors(t *testing.T) {
 
 	expectErr := func(what string, want ...string) {
 		t.Helper()
-		_, err := loadDeletionVector(root, f)
+		_, err := loadDeletionVector(testLoc(t, root), f)
 		if err == nil {
 			t.Fatalf("%s: no error", what)
 		}
@@ -269,7 +270,7 @@ func TestDeletionVectorFileErrors(t *testing.T) {
 	_ = os.Remove(path)
 	expectErr("missing file", path)
 	var perr *os.PathError
-	if _, err := loadDeletionVector(root, f); !errors.As(err, &perr) {
+	if _, err := loadDeletionVector(testLoc(t, root), f); !errors.As(err, &perr) {
 		t.Fatalf("missing file: %v is not a path error", err)
 	}
 	f.DeletionVector = &DeletionVector{StorageType: "i", PathOrInlineDv: z85Encode(second), SizeInBytes: int32(len(second)) + 8, Cardinality: 2}

@@ -129,13 +129,14 @@ func FuzzCheckpointParquet(f *testing.F) {
 	for _, s := range logSeeds(f, fuzzTable(f), ".parquet") {
 		f.Add(s)
 	}
-	path := filepath.Join(f.TempDir(), "00000000000000000010.checkpoint.parquet")
+	dir := f.TempDir()
+	path := filepath.Join(dir, "00000000000000000010.checkpoint.parquet")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer fuzzutil.Watchdog(len(data))()
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		acts, err := readCheckpointPart(path)
+		acts, err := readCheckpointPart(testLoc(t, dir), "00000000000000000010.checkpoint.parquet")
 		if err != nil {
 			return
 		}

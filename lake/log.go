@@ -1,18 +1,18 @@
 package lake
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/millrace/millrace/internal/fsutil"
+	"github.com/millrace/millrace/storage"
 )
 
 const logDir = "_delta_log"
@@ -32,22 +32,43 @@ type checkpoint struct {
 
 func commitName(v int64) string { return fmt.Sprintf("%020d.json", v) }
 
-func logPath(root string, name string) string { return filepath.Join(root, logDir, name) }
+func logName(name string) string { return logDir + "/" + name }
 
-// listLog reads the log directory of the table at root.
-func listLog(root string) (*logFiles, error) {
-	ents, err := os.ReadDir(filepath.Join(root, logDir))
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w: %s has no %s", ErrNotATable, root, logDir)
+// listLog lists the log of the table at loc: a directory read on local
+// disk, a listing of the _delta_log/ prefix in object storage.
+func listLog(loc *location) (*logFiles, error) {
+	var names []string
+	if loc.local {
+		ents, err := os.ReadDir(loc.file(logDir))
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("%w: %s has no %s", ErrNotATable, loc.root, logDir)
+			}
+			return nil, fmt.Errorf("lake: list log of %s: %w", loc.root, err)
 		}
-		return nil, fmt.Errorf("lake: list log of %s: %w", root, err)
+		for _, e := range ents {
+			if !e.IsDir() {
+				names = append(names, e.Name())
+			}
+		}
+	} else {
+		objs, err := loc.store.List(context.Background(), logDir+"/")
+		if err != nil {
+			return nil, fmt.Errorf("lake: list log of %s: %w", loc.root, err)
+		}
+		for _, o := range objs {
+			if n := strings.TrimPrefix(o.Name, logDir+"/"); !strings.Contains(n, "/") {
+				names = append(names, n)
+			}
+		}
+		if len(names) == 0 {
+			return nil, fmt.Errorf("%w: %s has no %s", ErrNotATable, loc.root, logDir)
+		}
 	}
 	lf := &logFiles{checkpoints: map[int64][]checkpoint{}}
 	multi := map[string][]string{} // "version.parts" -> part names
-	for _, e := range ents {
-		name := e.Name()
-		if e.IsDir() || len(name) < 21 || name[20] != '.' {
+	for _, name := range names {
+		if len(name) < 21 || name[20] != '.' {
 			continue
 		}
 		v, err := strconv.ParseInt(name[:20], 10, 64)
@@ -97,42 +118,35 @@ func (lf *logFiles) latest() int64 {
 	return v
 }
 
-// readCommit reads and parses commit v of the table at root.
-func readCommit(root string, v int64) ([]Action, error) {
-	name := logPath(root, commitName(v))
-	b, err := os.ReadFile(name)
+// readCommit reads and parses commit v of the table at loc.
+func readCommit(loc *location, v int64) ([]Action, error) {
+	name := logName(commitName(v))
+	b, err := loc.store.Read(context.Background(), name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w: commit %d of %s", ErrVersionNotFound, v, root)
+			return nil, fmt.Errorf("%w: commit %d of %s", ErrVersionNotFound, v, loc.root)
 		}
 		return nil, fmt.Errorf("lake: read commit %d: %w", v, err)
 	}
-	return ParseActions(name, b)
+	return ParseActions(loc.where(name), b)
 }
 
 // errVersionExists reports a lost put-if-absent race.
 var errVersionExists = errors.New("lake: commit version already exists")
 
-// putIfAbsent writes data as a new file name, failing with errVersionExists
-// if it exists: internal/fsutil.WriteNew links a complete, synced
-// temporary file to the final name (link fails on an existing name), so a
-// reader never sees a partial commit and no commit is ever overwritten.
-func putIfAbsent(dir, name string, data []byte) error {
-	err := fsutil.WriteNew(filepath.Join(dir, name), data)
+// putIfAbsent writes data as the new log entry name, failing with
+// errVersionExists if it exists (storage.Store.WriteNew): on local disk
+// link(2) of a complete, synced temporary file, which fails on an existing
+// name; on S3 a PUT with If-None-Match: *, which the server refuses with
+// 412 when the key exists. A reader never sees a partial commit and no
+// commit is ever overwritten, also between processes and machines.
+func putIfAbsent(ctx context.Context, loc *location, name string, data []byte) error {
+	err := loc.store.WriteNew(ctx, logName(name), data)
 	switch {
-	case errors.Is(err, fsutil.ErrExists):
+	case errors.Is(err, storage.ErrExists):
 		return errVersionExists
 	case err != nil:
 		return fmt.Errorf("lake: put %s: %w", name, err)
-	}
-	return nil
-}
-
-// writeFileAtomic replaces name in dir with data (fsutil.Write: temp +
-// fsync + rename), for files that may be overwritten (_last_checkpoint).
-func writeFileAtomic(dir, name string, data []byte) error {
-	if err := fsutil.Write(filepath.Join(dir, name), data); err != nil {
-		return fmt.Errorf("lake: replace %s: %w", name, err)
 	}
 	return nil
 }

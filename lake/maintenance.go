@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/millrace/millrace/storage"
 )
 
 // OptimizeResult reports what Optimize did.
@@ -47,7 +47,7 @@ func (t *Table) Optimize(ctx context.Context) (OptimizeResult, error) {
 		return res, nil
 	}
 	sort.Strings(keys)
-	w, err := newDataWriter(ctx, t.root, t.opts.Allocator, s.schema, s.metadata, t.opts.TargetFileSize)
+	w, err := newDataWriter(ctx, t.loc, t.opts.Allocator, s.schema, s.metadata, t.opts.TargetFileSize)
 	if err != nil {
 		return res, err
 	}
@@ -68,7 +68,7 @@ func (t *Table) Optimize(ctx context.Context) (OptimizeResult, error) {
 			})
 			if err != nil {
 				w.abort()
-				return res, fmt.Errorf("lake: optimize %s: %w", t.root, err)
+				return res, fmt.Errorf("lake: optimize %s: %w", t.root(), err)
 			}
 		}
 		// Close this partition's files so each partition rolls separately.
@@ -123,7 +123,7 @@ func (t *Table) Vacuum(ctx context.Context, o VacuumOptions) ([]string, error) {
 		o.Retention = min
 	}
 	if o.Retention < min && !o.Force {
-		return nil, fmt.Errorf("lake: vacuum %s: retention %s is shorter than the table's %s (set Force to override)", t.root, o.Retention, min)
+		return nil, fmt.Errorf("lake: vacuum %s: retention %s is shorter than the table's %s (set Force to override)", t.root(), o.Retention, min)
 	}
 	cutoff := t.now().Add(-o.Retention)
 	// Files to keep, relative to the root: the data files and deletion
@@ -134,58 +134,97 @@ func (t *Table) Vacuum(ctx context.Context, o VacuumOptions) ([]string, error) {
 		if d == nil || d.StorageType == "i" {
 			return
 		}
-		if abs, err := d.dvFile(t.root); err == nil {
-			if rel, err := filepath.Rel(t.root, abs); err == nil {
-				keep[rel] = true
+		if p, err := d.dvPath(); err == nil {
+			if loc, name, err := t.loc.object(p); err == nil && loc == t.loc {
+				keep[name] = true
 			}
 		}
 	}
 	for k, f := range s.files {
-		keep[filepath.FromSlash(k.path)] = true
+		keep[k.path] = true
 		keepDV(f.DeletionVector)
 	}
 	for k, r := range s.removes {
 		if r.DeletionTimestamp == nil || *r.DeletionTimestamp > cutoff.UnixMilli() {
-			keep[filepath.FromSlash(k.path)] = true
+			keep[k.path] = true
 			keepDV(r.DeletionVector)
 		}
 	}
-	var out []string
-	err = filepath.WalkDir(t.root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(t.root, path)
-		if rel == "." {
-			return nil
-		}
-		base := d.Name()
-		if d.IsDir() {
-			if strings.HasPrefix(base, "_") || strings.HasPrefix(base, ".") {
-				if !strings.Contains(base, "=") {
-					return filepath.SkipDir
-				}
-			}
-			return nil
-		}
-		if strings.HasPrefix(base, ".") || strings.HasPrefix(base, "_") || keep[rel] {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil || info.ModTime().After(cutoff) {
-			return nil
-		}
-		out = append(out, filepath.ToSlash(rel))
-		if !o.DryRun {
-			if err := os.Remove(path); err != nil {
-				return err
-			}
-		}
-		return ctx.Err()
-	})
+	files, err := t.vacuumCandidates(ctx)
 	if err != nil {
-		return out, fmt.Errorf("lake: vacuum %s: %w", t.root, err)
+		return nil, fmt.Errorf("lake: vacuum %s: %w", t.root(), err)
+	}
+	var out []string
+	for _, f := range files {
+		if keep[f.Name] || f.ModTime.After(cutoff) {
+			continue
+		}
+		out = append(out, f.Name)
+		if !o.DryRun {
+			if err := t.loc.store.Delete(ctx, f.Name); err != nil {
+				return out, fmt.Errorf("lake: vacuum %s: %w", t.root(), err)
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// vacuumCandidates lists the table's files outside the log and other
+// hidden directories: names (slash-separated, relative to the root) whose
+// elements do not start with "_" or "." (a partition directory such as
+// _p=1 does). A local table is walked, skipping hidden directories; an
+// object store lists every key below the root.
+func (t *Table) vacuumCandidates(ctx context.Context) ([]storage.ObjectInfo, error) {
+	hidden := func(elem string, dir bool) bool {
+		return (strings.HasPrefix(elem, "_") || strings.HasPrefix(elem, ".")) && !(dir && strings.Contains(elem, "="))
+	}
+	if !t.loc.local {
+		objs, err := t.loc.store.List(ctx, "")
+		if err != nil {
+			return nil, err
+		}
+		var out []storage.ObjectInfo
+	next:
+		for _, o := range objs {
+			elems := strings.Split(o.Name, "/")
+			for i, e := range elems {
+				if hidden(e, i < len(elems)-1) {
+					continue next
+				}
+			}
+			out = append(out, o)
+		}
+		return out, nil
+	}
+	var out []storage.ObjectInfo
+	root := t.root()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if path == root {
+			return nil
+		}
+		if hidden(d.Name(), d.IsDir()) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		out = append(out, storage.ObjectInfo{Name: filepath.ToSlash(rel), Size: info.Size(), ModTime: info.ModTime()})
+		return ctx.Err()
+	})
+	return out, err
 }

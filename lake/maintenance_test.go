@@ -10,11 +10,14 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-func TestOptimizeVacuum(t *testing.T) {
+func TestOptimizeVacuum(t *testing.T) { optimizeVacuum(t, t.TempDir()) }
+
+// optimizeVacuum runs on the table location dir: a local directory, or S3
+// (s3_test.go).
+func optimizeVacuum(t *testing.T, dir string) {
 	ctx := context.Background()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	dir := t.TempDir()
 	tbl, err := Create(ctx, dir, testSchema, Options{PartitionBy: []string{"part"}, Allocator: mem, TargetFileSize: 1 << 20})
 	if err != nil {
 		t.Fatal(err)

@@ -26,7 +26,7 @@ func (t *Table) Merge(ctx context.Context, recs []arrow.RecordBatch, keyCols []s
 
 func (t *Table) merge(ctx context.Context, recs []arrow.RecordBatch, keyCols []string, txn *Txn) (int64, error) {
 	if len(keyCols) == 0 {
-		return -1, fmt.Errorf("lake: merge into %s: no key columns", t.root)
+		return -1, fmt.Errorf("lake: merge into %s: no key columns", t.root())
 	}
 	s, err := t.writableSnapshot()
 	if err != nil {
@@ -68,7 +68,7 @@ func (t *Table) merge(ctx context.Context, recs []arrow.RecordBatch, keyCols []s
 	if err != nil {
 		return -1, err
 	}
-	w, err := newDataWriter(ctx, t.root, mem, s.schema, s.metadata, t.opts.TargetFileSize)
+	w, err := newDataWriter(ctx, t.loc, mem, s.schema, s.metadata, t.opts.TargetFileSize)
 	if err != nil {
 		return -1, err
 	}

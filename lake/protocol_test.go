@@ -76,7 +76,7 @@ func TestWriteUpgradesNtzProtocol(t *testing.T) {
 	if _, err := tbl.Append(ctx, []arrow.RecordBatch{rec}); err != nil {
 		t.Fatal(err)
 	}
-	acts, err := readCommit(dir, 2)
+	acts, err := readCommit(testLoc(t, dir), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func writeLog(t *testing.T, dir string, v int64, acts []Action) {
 	if err := os.MkdirAll(filepath.Join(dir, logDir), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := putIfAbsent(filepath.Join(dir, logDir), commitName(v), data); err != nil {
+	if err := putIfAbsent(context.Background(), testLoc(t, dir), commitName(v), data); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -3,14 +3,12 @@ package lake
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/millrace/millrace/columnar"
-	"github.com/millrace/millrace/internal/pqread"
 	"github.com/millrace/millrace/kernels"
 )
 
@@ -64,33 +62,25 @@ func (s *Snapshot) ReadAll(ctx context.Context, mem memory.Allocator, preds ...P
 	return out, nil
 }
 
-// filePath returns the local path of a data file.
-func (s *Snapshot) filePath(f *AddFile) (string, error) {
-	p, err := decodePath(f.Path)
-	if err != nil {
-		return "", err
-	}
-	if filepath.IsAbs(p) {
-		return p, nil
-	}
-	return filepath.Join(s.root, filepath.FromSlash(p)), nil
-}
-
 // readFile emits the rows of one logical file as records of the table
 // schema: the rows of its data file less those its deletion vector deletes.
 func (s *Snapshot) readFile(ctx context.Context, mem memory.Allocator, f *AddFile, emit func(arrow.RecordBatch) error) error {
-	path, err := s.filePath(f)
+	p, err := decodePath(f.Path)
 	if err != nil {
 		return err
 	}
-	del, err := loadDeletionVector(s.root, f)
+	loc, name, err := s.loc.object(p)
+	if err != nil {
+		return err
+	}
+	del, err := loadDeletionVector(s.loc, f)
 	if err != nil {
 		return err
 	}
 	if del != nil {
-		emit = skipDeleted(ctx, mem, path, del, emit)
+		emit = skipDeleted(ctx, mem, loc.where(name), del, emit)
 	}
-	return readDataFile(ctx, mem, path, s.schema, s.metadata.PartitionColumns, f.PartitionValues, emit)
+	return readDataFile(ctx, mem, loc, name, f.Size, s.schema, s.metadata.PartitionColumns, f.PartitionValues, emit)
 }
 
 // skipDeleted wraps emit, which receives the records of a data file in
@@ -120,16 +110,16 @@ func skipDeleted(ctx context.Context, mem memory.Allocator, path string, del *de
 	}
 }
 
-func readDataFile(ctx context.Context, mem memory.Allocator, path string, schema *arrow.Schema, partCols []string, pv PartitionValues, emit func(arrow.RecordBatch) error) error {
+func readDataFile(ctx context.Context, mem memory.Allocator, loc *location, name string, size int64, schema *arrow.Schema, partCols []string, pv PartitionValues, emit func(arrow.RecordBatch) error) error {
 	// The table's data columns present in the file; partition columns come
 	// from the partition values.
 	want := func(name string) bool {
 		return len(schema.FieldIndices(name)) == 1 && !slices.Contains(partCols, name)
 	}
-	return pqread.Read(ctx, mem, path, "lake: data file", readBatchRows, want, func(in arrow.RecordBatch, n int64) error {
+	return loc.readParquet(ctx, mem, name, size, "lake: data file", readBatchRows, want, func(in arrow.RecordBatch, n int64) error {
 		rec, err := assemble(mem, schema, partCols, pv, in, n)
 		if err != nil {
-			return fmt.Errorf("lake: data file %s: %w", path, err)
+			return fmt.Errorf("lake: data file %s: %w", loc.where(name), err)
 		}
 		return emit(rec)
 	})

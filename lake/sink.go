@@ -214,7 +214,7 @@ func (b *sinkBatch) skipEmpty() (bool, error) {
 	if !ok {
 		v = -1
 	}
-	if err := noteSkipped(b.table.Path(), b.info.QueryID, v, b.info.BatchID); err != nil {
+	if err := noteSkipped(context.Background(), b.table.loc, b.info.QueryID, v, b.info.BatchID); err != nil {
 		return false, err
 	}
 	b.sink.mu.Lock()

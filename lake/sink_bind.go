@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/millrace/millrace/sinks"
 )
@@ -39,7 +38,7 @@ var _ sinks.Binder = (*Sink)(nil)
 // refuses: each batch rewrites the whole table. Update mode merges on keys,
 // so a second query cannot duplicate rows.
 func (s *Sink) Bind(ctx context.Context, info sinks.BindInfo) (sinks.Identity, error) {
-	loc, err := filepath.Abs(s.path)
+	loc, err := TableLocation(s.path)
 	if err != nil {
 		return sinks.Identity{}, fmt.Errorf("lake: sink %s: %w", s.path, err)
 	}
@@ -64,13 +63,12 @@ func (s *Sink) Bind(ctx context.Context, info sinks.BindInfo) (sinks.Identity, e
 	if err := sinks.CheckRecorded(info, id, "Delta table"); err != nil {
 		return sinks.Identity{}, err
 	}
-	queries := filepath.Join(t.Path(), QueriesDir)
-	recs, err := sinks.ReadQueryRecords(queries)
+	recs, err := sinks.ReadQueryRecords(ctx, t.loc.store, QueriesDir)
 	if err != nil {
 		return sinks.Identity{}, fmt.Errorf("lake: sink %s: %w", s.path, err)
 	}
 	if !info.Force && info.Mode != sinks.Complete {
-		if err := checkTxns(t.Path(), snap, info, recs); err != nil {
+		if err := checkTxns(t.loc, snap, info, recs); err != nil {
 			return sinks.Identity{}, err
 		}
 	}
@@ -81,13 +79,13 @@ func (s *Sink) Bind(ctx context.Context, info sinks.BindInfo) (sinks.Identity, e
 		if r.Checkpoint == info.Checkpoint && r.QueryID != info.QueryID {
 			// The checkpoint is this query's now: the older record would
 			// refuse this query's restarts until its first batch commits.
-			if err := sinks.RemoveQueryRecord(queries, r.QueryID); err != nil {
+			if err := sinks.RemoveQueryRecord(ctx, t.loc.store, QueriesDir, r.QueryID); err != nil {
 				return sinks.Identity{}, fmt.Errorf("lake: sink %s: %w", s.path, err)
 			}
 		}
 	}
 	if !recorded {
-		if err := sinks.WriteQueryRecord(queries, mine); err != nil {
+		if err := sinks.WriteQueryRecord(ctx, t.loc.store, QueriesDir, mine); err != nil {
 			return sinks.Identity{}, fmt.Errorf("lake: sink %s: record the query: %w", s.path, err)
 		}
 	}
@@ -99,11 +97,12 @@ func (s *Sink) Bind(ctx context.Context, info sinks.BindInfo) (sinks.Identity, e
 }
 
 // checkTxns compares the table's txn actions with the checkpoint (see Bind).
-func checkTxns(path string, snap *Snapshot, info sinks.BindInfo, recs []sinks.QueryRecord) error {
+func checkTxns(loc *location, snap *Snapshot, info sinks.BindInfo, recs []sinks.QueryRecord) error {
+	path := loc.root
 	v, ok := snap.TxnVersion(info.QueryID)
 	if ok && v < info.LastCommitted {
 		// Batches after v that wrote no rows committed nothing.
-		empty, err := emptyThrough(path, info.QueryID, v, info.LastCommitted)
+		empty, err := emptyThrough(loc, info.QueryID, v, info.LastCommitted)
 		if err != nil {
 			return err
 		}

@@ -3,7 +3,6 @@ package lake
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -13,9 +12,11 @@ import (
 
 // Bind creates the table, records the query once, and refuses a new query
 // on the checkpoint of one whose output the table holds (Append mode).
-func TestSinkBind(t *testing.T) {
+func TestSinkBind(t *testing.T) { sinkBind(t, filepath.Join(t.TempDir(), "t")) }
+
+// sinkBind runs on the table location path: local, or S3 (s3_test.go).
+func sinkBind(t *testing.T, path string) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "t")
 	s := mustSink(path, SinkOptions{})
 	info := sinks.BindInfo{QueryID: "q1", Checkpoint: "/ckpt", LastCommitted: -1, LastPlanned: -1, Mode: sinks.Append, Schema: testSchema}
 	id, err := s.Bind(ctx, info)
@@ -29,7 +30,7 @@ func TestSinkBind(t *testing.T) {
 	if id.Location != s.table.Path() || id.ID != snap.Metadata().ID {
 		t.Fatalf("identity %+v, table %s id %s", id, s.table.Path(), snap.Metadata().ID)
 	}
-	recs, err := sinks.ReadQueryRecords(filepath.Join(path, QueriesDir))
+	recs, err := sinks.ReadQueryRecords(context.Background(), testLoc(t, path).store, QueriesDir)
 	if err != nil || len(recs) != 1 || recs[0] != (sinks.QueryRecord{QueryID: "q1", Checkpoint: "/ckpt"}) {
 		t.Fatalf("records %v %v", recs, err)
 	}
@@ -55,7 +56,7 @@ func TestSinkBind(t *testing.T) {
 		}
 	}
 	// q2 owns the checkpoint now: q1's record is gone.
-	recs, _ = sinks.ReadQueryRecords(filepath.Join(path, QueriesDir))
+	recs, _ = sinks.ReadQueryRecords(context.Background(), testLoc(t, path).store, QueriesDir)
 	if len(recs) != 1 || recs[0].QueryID != "q2" {
 		t.Fatalf("records after q2 took the checkpoint over: %v", recs)
 	}
@@ -64,9 +65,12 @@ func TestSinkBind(t *testing.T) {
 // A batch without rows makes no commit; a restart whose checkpoint ends
 // with such batches still binds, a replay of one is skipped, and a table
 // restored to an older version is still refused.
-func TestSinkEmptyBatches(t *testing.T) {
+func TestSinkEmptyBatches(t *testing.T) { sinkEmptyBatches(t, filepath.Join(t.TempDir(), "t")) }
+
+// sinkEmptyBatches runs on the table location path: local, or S3
+// (s3_test.go).
+func sinkEmptyBatches(t *testing.T, path string) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "t")
 	mem := memory.DefaultAllocator
 	info := sinks.BindInfo{QueryID: "q1", Checkpoint: "/ckpt", LastCommitted: -1, LastPlanned: -1, Mode: sinks.Append, Schema: testSchema}
 	s := mustSink(path, SinkOptions{})
@@ -123,7 +127,7 @@ func TestSinkEmptyBatches(t *testing.T) {
 
 	// Restore the table to before batch 3: the note (txn 3, through 4)
 	// does not start at txn 0, so batches 3..4 would be missing: refused.
-	if err := os.Remove(filepath.Join(path, logDir, commitName(2))); err != nil {
+	if err := testLoc(t, path).store.Delete(ctx, logName(commitName(2))); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := restart(4); !errors.Is(err, sinks.ErrSinkMismatch) {

@@ -1,12 +1,12 @@
 package lake
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
+
+	"github.com/millrace/millrace/storage"
 )
 
 // A batch that writes no rows makes no commit (an empty commit per idle
@@ -35,42 +35,38 @@ func skippedName(queryID string) string { return queryID + ".skipped" }
 
 // noteSkipped records that the query's batches after txn version v (-1:
 // none) up to batch were empty.
-func noteSkipped(table, queryID string, v, batch int64) error {
+func noteSkipped(ctx context.Context, loc *location, queryID string, v, batch int64) error {
 	data, err := json.Marshal(skippedNote{TxnVersion: v, Through: batch})
 	if err != nil {
 		return err
 	}
-	dir := filepath.Join(table, QueriesDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("lake: note empty batch %d: %w", batch, err)
-	}
-	if err := writeFileAtomic(dir, skippedName(queryID), append(data, '\n')); err != nil {
+	if err := loc.store.Write(ctx, QueriesDir+"/"+skippedName(queryID), append(data, '\n')); err != nil {
 		return fmt.Errorf("lake: note empty batch %d: %w", batch, err)
 	}
 	return nil
 }
 
 // readSkipped returns the query's note, nil if it has none.
-func readSkipped(table, queryID string) (*skippedNote, error) {
-	p := filepath.Join(table, QueriesDir, skippedName(queryID))
-	data, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
+func readSkipped(loc *location, queryID string) (*skippedNote, error) {
+	name := QueriesDir + "/" + skippedName(queryID)
+	data, err := loc.store.Read(context.Background(), name)
+	if errors.Is(err, storage.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("lake: %s: %w", p, err)
+		return nil, fmt.Errorf("lake: %w", err)
 	}
 	var n skippedNote
 	if err := json.Unmarshal(data, &n); err != nil {
-		return nil, fmt.Errorf("lake: %s is corrupt (%v): delete it; it only notes batches that wrote no rows", p, err)
+		return nil, fmt.Errorf("lake: %s is corrupt (%v): delete it; it only notes batches that wrote no rows", loc.where(name), err)
 	}
 	return &n, nil
 }
 
 // emptyThrough reports whether the note says the query's batches after
 // txn version v up to last were all empty.
-func emptyThrough(table, queryID string, v, last int64) (bool, error) {
-	n, err := readSkipped(table, queryID)
+func emptyThrough(loc *location, queryID string, v, last int64) (bool, error) {
+	n, err := readSkipped(loc, queryID)
 	if err != nil || n == nil {
 		return false, err
 	}

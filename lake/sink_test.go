@@ -49,12 +49,18 @@ func runBatch(t *testing.T, s *Sink, mem memory.Allocator, mode sinks.OutputMode
 }
 
 func TestSinkModesExactlyOnce(t *testing.T) {
+	sinkModesExactlyOnce(t, func(t *testing.T) string { return t.TempDir() })
+}
+
+// sinkModesExactlyOnce runs on tables at newDir(t): local directories, or
+// S3 locations (s3_test.go).
+func sinkModesExactlyOnce(t *testing.T, newDir func(*testing.T) string) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	rng := rand.New(rand.NewSource(3))
 	for _, mode := range []sinks.OutputMode{sinks.Append, sinks.Complete, sinks.Update} {
 		t.Run(mode.String(), func(t *testing.T) {
-			dir := t.TempDir()
+			dir := newDir(t)
 			opts := SinkOptions{Table: Options{PartitionBy: []string{"part"}, Allocator: mem, CheckpointInterval: 4}}
 			if mode == sinks.Update {
 				opts.KeyColumns = []string{"id"}

@@ -1,11 +1,11 @@
 package lake
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -13,7 +13,7 @@ import (
 
 // Snapshot is the state of a table at one version.
 type Snapshot struct {
-	root     string
+	loc      *location
 	version  int64
 	protocol *Protocol
 	metadata *Metadata
@@ -108,9 +108,19 @@ func (s *Snapshot) TxnVersion(appID string) (int64, bool) {
 // milliseconds since the epoch.
 func (s *Snapshot) Timestamp() int64 { return s.timestamp }
 
-// LoadSnapshot reconstructs the table at root at version (-1: latest).
-func LoadSnapshot(root string, version int64) (*Snapshot, error) {
-	lf, err := listLog(root)
+// LoadSnapshot reconstructs the table at path (a local directory or
+// s3://bucket/prefix) at version (-1: latest).
+func LoadSnapshot(path string, version int64) (*Snapshot, error) {
+	loc, err := openLocation(path)
+	if err != nil {
+		return nil, err
+	}
+	return loadSnapshot(loc, version)
+}
+
+func loadSnapshot(loc *location, version int64) (*Snapshot, error) {
+	root := loc.root
+	lf, err := listLog(loc)
 	if err != nil {
 		return nil, err
 	}
@@ -129,11 +139,11 @@ func LoadSnapshot(root string, version int64) (*Snapshot, error) {
 			return nil, fmt.Errorf("%w: v2 checkpoint at version %d of %s", ErrUnsupported, v, root)
 		}
 	}
-	s := &Snapshot{root: root, version: version, files: map[fileKey]*AddFile{},
+	s := &Snapshot{loc: loc, version: version, files: map[fileKey]*AddFile{},
 		removes: map[fileKey]*RemoveFile{}, txns: map[string]*Txn{}}
 	start := int64(0)
-	if cp := newestCheckpoint(root, lf, version); cp != nil {
-		acts, err := readCheckpoint(root, *cp)
+	if cp := newestCheckpoint(loc, lf, version); cp != nil {
+		acts, err := readCheckpoint(loc, *cp)
 		if err != nil {
 			return nil, err
 		}
@@ -146,7 +156,7 @@ func LoadSnapshot(root string, version int64) (*Snapshot, error) {
 			ErrVersionNotFound, version, root)
 	}
 	for v := start; v <= version; v++ {
-		acts, err := readCommit(root, v)
+		acts, err := readCommit(loc, v)
 		if err != nil {
 			return nil, err
 		}
@@ -157,7 +167,7 @@ func LoadSnapshot(root string, version int64) (*Snapshot, error) {
 			return nil, fmt.Errorf("lake: version %d of %s: commit %d: %w", version, root, v, err)
 		}
 		if v == version {
-			s.timestamp = commitTimestamp(root, v, acts)
+			s.timestamp = commitTimestamp(loc, v, acts)
 		}
 	}
 	if s.metadata == nil || s.protocol == nil {
@@ -204,14 +214,14 @@ func (s *Snapshot) apply(acts []Action) error {
 	return nil
 }
 
-func commitTimestamp(root string, v int64, acts []Action) int64 {
+func commitTimestamp(loc *location, v int64, acts []Action) int64 {
 	for _, a := range acts {
 		if a.CommitInfo != nil && a.CommitInfo.Timestamp > 0 {
 			return a.CommitInfo.Timestamp
 		}
 	}
-	if st, err := os.Stat(logPath(root, commitName(v))); err == nil {
-		return st.ModTime().UnixMilli()
+	if st, err := loc.store.Stat(context.Background(), logName(commitName(v))); err == nil {
+		return st.ModTime.UnixMilli()
 	}
 	return 0
 }
@@ -224,8 +234,8 @@ type lastCheckpoint struct {
 
 // newestCheckpoint returns the newest complete checkpoint at or below
 // version, preferring the one _last_checkpoint names.
-func newestCheckpoint(root string, lf *logFiles, version int64) *checkpoint {
-	if b, err := os.ReadFile(logPath(root, "_last_checkpoint")); err == nil {
+func newestCheckpoint(loc *location, lf *logFiles, version int64) *checkpoint {
+	if b, err := loc.store.Read(context.Background(), logName("_last_checkpoint")); err == nil {
 		var lc lastCheckpoint
 		if json.Unmarshal(b, &lc) == nil && lc.Version <= version {
 			for _, cp := range lf.checkpoints[lc.Version] {

@@ -45,7 +45,7 @@ const endIndex = math.MaxInt64
 // are read with their deletion vectors applied, as Spark's Delta source
 // reads them.
 type Source struct {
-	root   string
+	loc    *location
 	opts   SourceOptions
 	schema *arrow.Schema
 	parts  []string
@@ -61,11 +61,11 @@ func NewSource(path string, opts SourceOptions) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Source{root: s.root, opts: opts, schema: s.schema, parts: s.metadata.PartitionColumns, id: s.metadata.ID, opened: s.version}, nil
+	return &Source{loc: s.loc, opts: opts, schema: s.schema, parts: s.metadata.PartitionColumns, id: s.metadata.ID, opened: s.version}, nil
 }
 
 // Name describes the source.
-func (s *Source) Name() string { return "DeltaSource[" + s.root + "]" }
+func (s *Source) Name() string { return "DeltaSource[" + s.loc.root + "]" }
 
 // Schema is the table schema at open.
 func (s *Source) Schema() *arrow.Schema { return s.schema }
@@ -102,7 +102,7 @@ func (s *Source) InitialOffset(ctx context.Context) (sources.Offset, error) {
 	if s.opts.StartingVersion != nil && *s.opts.StartingVersion >= 0 {
 		return s.encode(SourceOffset{ReservoirVersion: *s.opts.StartingVersion, Index: -1}), nil
 	}
-	snap, err := LoadSnapshot(s.root, -1)
+	snap, err := loadSnapshot(s.loc, -1)
 	if err != nil {
 		return "", err
 	}
@@ -134,7 +134,7 @@ type indexedFile struct {
 // walk lists the data files after start, up to stop (inclusive) or the
 // limit, and returns the offset reached.
 func (s *Source) walk(start SourceOffset, stop *SourceOffset, limit sources.ReadLimit) (SourceOffset, []indexedFile, error) {
-	lf, err := listLog(s.root)
+	lf, err := listLog(s.loc)
 	if err != nil {
 		return start, nil, err
 	}
@@ -169,7 +169,7 @@ func (s *Source) walk(start SourceOffset, stop *SourceOffset, limit sources.Read
 	}
 	v := start.ReservoirVersion
 	if start.IsStartingVersion && start.Index != endIndex {
-		snap, err := LoadSnapshot(s.root, v)
+		snap, err := loadSnapshot(s.loc, v)
 		if err != nil {
 			return start, nil, err
 		}
@@ -188,7 +188,7 @@ func (s *Source) walk(start SourceOffset, stop *SourceOffset, limit sources.Read
 		v++
 	}
 	for ; v <= latest; v++ {
-		acts, err := readCommit(s.root, v)
+		acts, err := readCommit(s.loc, v)
 		if err != nil {
 			return pos, out, err
 		}
@@ -199,7 +199,7 @@ func (s *Source) walk(start SourceOffset, stop *SourceOffset, limit sources.Read
 			case a.MetaData != nil:
 				// Version 0 (the table's creation), property changes and
 				// compatible schema changes pass, as in Spark.
-				if err := checkSourceSchema(s.root, s.schema, s.parts, s.opened, v, a.MetaData); err != nil {
+				if err := checkSourceSchema(s.loc.root, s.schema, s.parts, s.opened, v, a.MetaData); err != nil {
 					return pos, out, err
 				}
 			case a.Protocol != nil:
@@ -214,7 +214,7 @@ func (s *Source) walk(start SourceOffset, stop *SourceOffset, limit sources.Read
 		}
 		if change {
 			if !s.opts.SkipChangeCommits {
-				return pos, out, fmt.Errorf("%w: version %d of %s removes data (set SkipChangeCommits to ignore such commits)", ErrNonAppendCommit, v, s.root)
+				return pos, out, fmt.Errorf("%w: version %d of %s removes data (set SkipChangeCommits to ignore such commits)", ErrNonAppendCommit, v, s.loc.root)
 			}
 			adds = nil
 		}
@@ -277,6 +277,6 @@ type sourcePartition struct {
 
 // Read emits the rows of one data file.
 func (p *sourcePartition) Read(ctx context.Context, mem memory.Allocator, emit func(arrow.RecordBatch) error) error {
-	snap := &Snapshot{root: p.src.root, schema: p.src.schema, metadata: &Metadata{PartitionColumns: p.src.parts}}
+	snap := &Snapshot{loc: p.src.loc, schema: p.src.schema, metadata: &Metadata{PartitionColumns: p.src.parts}}
 	return snap.readFile(ctx, mem, &p.file, emit)
 }

@@ -32,11 +32,14 @@ func readBatch(t *testing.T, src *Source, mem memory.Allocator, start, end sourc
 	return sortStrings(out)
 }
 
-func TestSourceStreamsCommits(t *testing.T) {
+func TestSourceStreamsCommits(t *testing.T) { sourceStreamsCommits(t, t.TempDir()) }
+
+// sourceStreamsCommits runs on the table location dir: a local directory,
+// or S3 (s3_test.go).
+func sourceStreamsCommits(t *testing.T, dir string) {
 	ctx := context.Background()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	dir := t.TempDir()
 	tbl, err := Create(ctx, dir, testSchema, Options{PartitionBy: []string{"part"}, Allocator: mem})
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 // version changes (sources.Versioned), so a dimension table updated by
 // another writer is picked up between micro-batches.
 type StaticTable struct {
-	path   string
+	loc    *location
 	schema *arrow.Schema
 }
 
@@ -23,24 +23,29 @@ var (
 	_ sources.Versioned = (*StaticTable)(nil)
 )
 
-// NewStaticTable opens the Delta table at path for reading.
+// NewStaticTable opens the Delta table at path (a local directory or
+// s3://bucket/prefix) for reading.
 func NewStaticTable(path string) (*StaticTable, error) {
-	snap, err := LoadSnapshot(path, -1)
+	loc, err := openLocation(path)
 	if err != nil {
 		return nil, err
 	}
-	return &StaticTable{path: path, schema: snap.Schema()}, nil
+	snap, err := loadSnapshot(loc, -1)
+	if err != nil {
+		return nil, err
+	}
+	return &StaticTable{loc: loc, schema: snap.Schema()}, nil
 }
 
 // Name describes the table.
-func (t *StaticTable) Name() string { return "DeltaTable[" + t.path + "]" }
+func (t *StaticTable) Name() string { return "DeltaTable[" + t.loc.root + "]" }
 
 // Schema returns the table's schema at open time.
 func (t *StaticTable) Schema() *arrow.Schema { return t.schema }
 
 // Version returns the table's latest version.
 func (t *StaticTable) Version(context.Context) (int64, error) {
-	snap, err := LoadSnapshot(t.path, -1)
+	snap, err := loadSnapshot(t.loc, -1)
 	if err != nil {
 		return 0, err
 	}
@@ -50,12 +55,12 @@ func (t *StaticTable) Version(context.Context) (int64, error) {
 // ReadAll reads the latest snapshot; its schema must still be the one the
 // query was planned with.
 func (t *StaticTable) ReadAll(ctx context.Context, mem memory.Allocator) ([]arrow.RecordBatch, error) {
-	snap, err := LoadSnapshot(t.path, -1)
+	snap, err := loadSnapshot(t.loc, -1)
 	if err != nil {
 		return nil, err
 	}
 	if !snap.Schema().Equal(t.schema) {
-		return nil, fmt.Errorf("lake: table %s changed its schema at version %d; restart the query", t.path, snap.Version())
+		return nil, fmt.Errorf("lake: table %s changed its schema at version %d; restart the query", t.loc.root, snap.Version())
 	}
 	return snap.ReadAll(ctx, mem)
 }

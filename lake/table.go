@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"time"
 
@@ -29,21 +28,22 @@ type Options struct {
 	Allocator memory.Allocator
 }
 
-// Table is a handle on a Delta table at a local path. Its methods are safe
+// Table is a handle on a Delta table at a local path or in object storage
+// (s3://bucket/prefix). Its methods are safe
 // for use by one goroutine at a time; several handles and processes may
 // write one table concurrently (optimistic concurrency).
 type Table struct {
-	root string
+	loc  *location
 	opts Options
 	now  func() time.Time
 }
 
 func newTable(path string, opts Options) (*Table, error) {
-	abs, err := filepath.Abs(path)
+	loc, err := openLocation(path)
 	if err != nil {
-		return nil, fmt.Errorf("lake: table path %s: %w", path, err)
+		return nil, err
 	}
-	t := &Table{root: abs, now: time.Now, opts: opts}
+	t := &Table{loc: loc, now: time.Now, opts: opts}
 	if t.opts.Allocator == nil {
 		t.opts.Allocator = memory.DefaultAllocator
 	}
@@ -80,10 +80,13 @@ func Create(ctx context.Context, path string, schema *arrow.Schema, opts Options
 		}
 	}
 	if err := checkCreateProperties(t.opts.Configuration); err != nil {
-		return nil, fmt.Errorf("lake: create %s: %w", t.root, err)
+		return nil, fmt.Errorf("lake: create %s: %w", t.root(), err)
 	}
-	if err := os.MkdirAll(filepath.Join(t.root, logDir), 0o755); err != nil {
-		return nil, fmt.Errorf("lake: create %s: %w", t.root, err)
+	if t.loc.local {
+		// An empty log directory marks the table being created, as before.
+		if err := os.MkdirAll(t.loc.file(logDir), 0o755); err != nil {
+			return nil, fmt.Errorf("lake: create %s: %w", t.root(), err)
+		}
 	}
 	now := t.now().UnixMilli()
 	conf := StringMap{}
@@ -97,7 +100,7 @@ func Create(ctx context.Context, path string, schema *arrow.Schema, opts Options
 		protocol: requiredProtocol(schema), metadata: md}
 	if _, err := t.commit(ctx, -1, op); err != nil {
 		if errors.Is(err, ErrConcurrentModification) {
-			return nil, fmt.Errorf("%w: %s", ErrTableExists, t.root)
+			return nil, fmt.Errorf("%w: %s", ErrTableExists, t.root())
 		}
 		return nil, err
 	}
@@ -110,7 +113,7 @@ func Open(path string, opts Options) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := LoadSnapshot(t.root, -1); err != nil {
+	if _, err := loadSnapshot(t.loc, -1); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -125,12 +128,12 @@ func OpenLog(path string, opts Options) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	lf, err := listLog(t.root)
+	lf, err := listLog(t.loc)
 	if err != nil {
 		return nil, err
 	}
 	if lf.latest() < 0 {
-		return nil, fmt.Errorf("%w: %s has no commits", ErrNotATable, t.root)
+		return nil, fmt.Errorf("%w: %s has no commits", ErrNotATable, t.root())
 	}
 	return t, nil
 }
@@ -148,14 +151,17 @@ func OpenOrCreate(ctx context.Context, path string, schema *arrow.Schema, opts O
 	return t, err
 }
 
-// Path returns the absolute path of the table root.
-func (t *Table) Path() string { return t.root }
+// Path returns the table's location: the absolute path of a local table,
+// the URL of one in object storage.
+func (t *Table) Path() string { return t.loc.root }
+
+func (t *Table) root() string { return t.loc.root }
 
 // Snapshot returns the latest snapshot.
-func (t *Table) Snapshot() (*Snapshot, error) { return LoadSnapshot(t.root, -1) }
+func (t *Table) Snapshot() (*Snapshot, error) { return loadSnapshot(t.loc, -1) }
 
 // SnapshotAt returns the snapshot at a version (time travel).
-func (t *Table) SnapshotAt(version int64) (*Snapshot, error) { return LoadSnapshot(t.root, version) }
+func (t *Table) SnapshotAt(version int64) (*Snapshot, error) { return loadSnapshot(t.loc, version) }
 
 // SnapshotAtTime returns the snapshot of the newest commit whose timestamp
 // is at or before ts.
@@ -171,9 +177,9 @@ func (t *Table) SnapshotAtTime(ts time.Time) (*Snapshot, error) {
 		}
 	}
 	if best < 0 {
-		return nil, fmt.Errorf("%w: no commit of %s at or before %s", ErrVersionNotFound, t.root, ts.UTC().Format(time.RFC3339Nano))
+		return nil, fmt.Errorf("%w: no commit of %s at or before %s", ErrVersionNotFound, t.root(), ts.UTC().Format(time.RFC3339Nano))
 	}
-	return LoadSnapshot(t.root, best)
+	return loadSnapshot(t.loc, best)
 }
 
 // Files returns the data files of the latest snapshot.
@@ -197,17 +203,17 @@ type HistoryEntry struct {
 // History returns the commitInfo of every version still in the log, newest
 // first.
 func (t *Table) History() ([]HistoryEntry, error) {
-	lf, err := listLog(t.root)
+	lf, err := listLog(t.loc)
 	if err != nil {
 		return nil, err
 	}
 	var out []HistoryEntry
 	for _, v := range lf.commits {
-		acts, err := readCommit(t.root, v)
+		acts, err := readCommit(t.loc, v)
 		if err != nil {
 			return nil, err
 		}
-		h := HistoryEntry{Version: v, Timestamp: commitTimestamp(t.root, v, acts)}
+		h := HistoryEntry{Version: v, Timestamp: commitTimestamp(t.loc, v, acts)}
 		for _, a := range acts {
 			if a.CommitInfo != nil {
 				h.Info = a.CommitInfo

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -116,12 +116,19 @@ func assertLines(t *testing.T, what string, got, want []string) {
 }
 
 func TestAppendOverwriteTimeTravel(t *testing.T) {
+	appendOverwriteTimeTravel(t, func(t *testing.T) string { return t.TempDir() })
+}
+
+// appendOverwriteTimeTravel runs on tables at newDir(t): local
+// directories, or S3 locations (s3_test.go).
+func appendOverwriteTimeTravel(t *testing.T, newDir func(*testing.T) string) {
 	for _, parts := range [][]string{nil, {"part"}} {
 		t.Run(fmt.Sprint(parts), func(t *testing.T) {
 			ctx := context.Background()
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			defer mem.AssertSize(t, 0)
-			dir := t.TempDir()
+			dir := newDir(t)
+			st := testLoc(t, dir).store
 			tbl, err := Create(ctx, dir, testSchema, Options{PartitionBy: parts, TargetFileSize: 4 << 10, Allocator: mem, CheckpointInterval: 3})
 			if err != nil {
 				t.Fatal(err)
@@ -166,7 +173,7 @@ func TestAppendOverwriteTimeTravel(t *testing.T) {
 				assertLines(t, fmt.Sprintf("version %d", i+1), tableLines(t, s, mem), want)
 			}
 			// Checkpoints at 3 (interval 3): the snapshot must not need commits 0-2.
-			if _, err := os.Stat(logPath(dir, fmt.Sprintf("%020d.checkpoint.parquet", 3))); err != nil {
+			if _, err := st.Stat(ctx, logName(fmt.Sprintf("%020d.checkpoint.parquet", 3))); err != nil {
 				t.Fatal(err)
 			}
 			rows := randomRows(rng, 300, 1_000_000)
@@ -194,7 +201,9 @@ func TestAppendOverwriteTimeTravel(t *testing.T) {
 			}
 			// Old commits cleaned up: the checkpoint carries the state.
 			for v := 0; v < 3; v++ {
-				os.Remove(logPath(dir, commitName(int64(v))))
+				if err := st.Delete(ctx, logName(commitName(int64(v)))); err != nil {
+					t.Fatal(err)
+				}
 			}
 			s, err = tbl.SnapshotAt(4)
 			if err != nil {
@@ -257,7 +266,7 @@ func TestMergeOracle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			acts, _ := readCommit(tbl.Path(), v)
+			acts, _ := readCommit(testLoc(t, tbl.Path()), v)
 			removes := 0
 			for _, a := range acts {
 				if a.Remove != nil {
@@ -271,11 +280,14 @@ func TestMergeOracle(t *testing.T) {
 	}
 }
 
-func TestConcurrentAppendsAndConflicts(t *testing.T) {
+func TestConcurrentAppendsAndConflicts(t *testing.T) { concurrentAppends(t, t.TempDir()) }
+
+// concurrentAppends runs on the table location dir: a local directory, or
+// S3 (s3_test.go).
+func concurrentAppends(t *testing.T, dir string) {
 	ctx := context.Background()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	dir := t.TempDir()
 	if _, err := Create(ctx, dir, testSchema, Options{Allocator: mem}); err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +352,7 @@ func TestConcurrentAppendsAndConflicts(t *testing.T) {
 		t.Fatalf("blind append: v%d %v", v, err)
 	}
 	// Metadata changes conflict with everything.
-	if err := putIfAbsent(filepath.Join(dir, logDir), commitName(v+1), []byte(`{"metaData":{"id":"x","format":{"provider":"parquet"},"schemaString":"{}","partitionColumns":[]}}`+"\n")); err != nil {
+	if err := putIfAbsent(context.Background(), testLoc(t, dir), commitName(v+1), []byte(`{"metaData":{"id":"x","format":{"provider":"parquet"},"schemaString":"{}","partitionColumns":[]}}`+"\n")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := tbl.commit(ctx, v, &operation{name: "WRITE"}); !errors.Is(err, ErrConcurrentModification) {
@@ -372,4 +384,40 @@ func recLines(r arrow.RecordBatch) []string {
 func sortStrings(s []string) []string {
 	sort.Strings(s)
 	return s
+}
+
+// openFDs counts the process's open file descriptors.
+func openFDs(t *testing.T) int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd: %v", err)
+	}
+	return len(ents)
+}
+
+// Data files are closed when finished. pqarrow's Close writes the footer
+// but does not close the *os.File it sees only through the counting
+// writer, so every data file written stayed open until the garbage
+// collector's finalizer ran: a long-running sink could run out of file
+// descriptors.
+func TestDataFilesClosed(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // no finalizers closing files behind our back
+	ctx := context.Background()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	tbl, err := Create(ctx, t.TempDir(), testSchema, Options{PartitionBy: []string{"part"}, Allocator: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := openFDs(t)
+	rec := makeRecord(mem, randomRows(rand.New(rand.NewSource(2)), 500, 0))
+	defer rec.Release()
+	for i := 0; i < 4; i++ {
+		if _, err := tbl.Append(ctx, []arrow.RecordBatch{rec}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := openFDs(t); after > before {
+		t.Fatalf("%d file descriptors open after writing 20 data files, %d before: data files are left open", after, before)
+	}
 }

@@ -12,7 +12,7 @@ import (
 // writeFiles writes recs as new data files of snapshot s's table. On error
 // the files are deleted.
 func (t *Table) writeFiles(ctx context.Context, s *Snapshot, recs []arrow.RecordBatch) ([]AddFile, *dataWriter, error) {
-	w, err := newDataWriter(ctx, t.root, t.opts.Allocator, s.schema, s.metadata, t.opts.TargetFileSize)
+	w, err := newDataWriter(ctx, t.loc, t.opts.Allocator, s.schema, s.metadata, t.opts.TargetFileSize)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -24,7 +24,7 @@ func (t *Table) writeFiles(ctx context.Context, s *Snapshot, recs []arrow.Record
 		}
 		if err != nil {
 			w.abort()
-			return nil, nil, fmt.Errorf("lake: write record %d to %s: %w", i, t.root, err)
+			return nil, nil, fmt.Errorf("lake: write record %d to %s: %w", i, t.root(), err)
 		}
 	}
 	adds, err := w.close()
@@ -43,7 +43,7 @@ func (t *Table) commitWritten(ctx context.Context, s *Snapshot, op *operation, w
 		if w != nil {
 			w.abort()
 		}
-		return -1, fmt.Errorf("lake: %s of %s: %w", op.name, t.root, err)
+		return -1, fmt.Errorf("lake: %s of %s: %w", op.name, t.root(), err)
 	}
 	v, err := t.commit(ctx, s.version, op)
 	if err != nil && errors.Is(err, ErrConcurrentModification) && w != nil {
@@ -130,7 +130,7 @@ func (t *Table) writableSnapshot() (*Snapshot, error) {
 		return nil, err
 	}
 	if err := checkWrite(s.protocol, s.metadata); err != nil {
-		return nil, fmt.Errorf("lake: write to %s: %w", t.root, err)
+		return nil, fmt.Errorf("lake: write to %s: %w", t.root(), err)
 	}
 	return s, nil
 }

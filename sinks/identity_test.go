@@ -1,11 +1,14 @@
 package sinks
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/millrace/millrace/storage"
 )
 
 func TestCheckRecorded(t *testing.T) {
@@ -39,27 +42,29 @@ func TestCheckRecorded(t *testing.T) {
 }
 
 func TestQueryRecords(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "q")
-	if recs, err := ReadQueryRecords(dir); err != nil || recs != nil {
+	ctx := context.Background()
+	root := t.TempDir()
+	st, dir := storage.NewLocal(root), "q"
+	if recs, err := ReadQueryRecords(ctx, st, dir); err != nil || recs != nil {
 		t.Fatal(recs, err)
 	}
 	for _, r := range []QueryRecord{{"b", "/c2"}, {"a", "/c1"}, {"b", "/c3"}} {
-		if err := WriteQueryRecord(dir, r); err != nil {
+		if err := WriteQueryRecord(ctx, st, dir, r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	recs, err := ReadQueryRecords(dir)
+	recs, err := ReadQueryRecords(ctx, st, dir)
 	if want := []QueryRecord{{"a", "/c1"}, {"b", "/c3"}}; err != nil || !reflect.DeepEqual(recs, want) {
 		t.Fatalf("%v %v, want %v", recs, err, want)
 	}
-	if err := RemoveQueryRecord(dir, "a"); err != nil {
+	if err := RemoveQueryRecord(ctx, st, dir, "a"); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteQueryRecord(dir, QueryRecord{QueryID: "../x"}); err == nil {
+	if err := WriteQueryRecord(ctx, st, dir, QueryRecord{QueryID: "../x"}); err == nil {
 		t.Fatal("a query id with a path separator was accepted")
 	}
-	os.WriteFile(filepath.Join(dir, "z.json"), []byte("{"), 0o644)
-	if _, err := ReadQueryRecords(dir); err == nil {
+	os.WriteFile(filepath.Join(root, dir, "z.json"), []byte("{"), 0o644)
+	if _, err := ReadQueryRecords(ctx, st, dir); err == nil {
 		t.Fatal("a garbled record was accepted")
 	}
 }

@@ -1,18 +1,16 @@
 package sinks
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/millrace/millrace/internal/fsutil"
+	"github.com/millrace/millrace/storage"
 )
 
 // QueryRecord is what a sink records about a query that writes to it: its
@@ -24,30 +22,31 @@ type QueryRecord struct {
 	Checkpoint string `json:"checkpoint"`
 }
 
-// ReadQueryRecords reads the records of a sink's query directory (one JSON
-// file per query, named by its id), sorted by query id. A missing directory
-// has none; a file that does not parse is an error naming it.
-func ReadQueryRecords(dir string) ([]QueryRecord, error) {
-	ents, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+// ReadQueryRecords reads the records of a sink's query directory dir (a
+// name prefix in st: one JSON object per query, named by its id), sorted
+// by query id. A missing directory has none; a record that does not parse
+// is an error naming it.
+func ReadQueryRecords(ctx context.Context, st storage.Store, dir string) ([]QueryRecord, error) {
+	objs, err := st.List(ctx, dir+"/")
 	if err != nil {
-		return nil, fmt.Errorf("sink query records %s: %w", dir, err)
+		return nil, fmt.Errorf("sink query records: %w", err)
 	}
 	var out []QueryRecord
-	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
+	for _, o := range objs {
+		base := strings.TrimPrefix(o.Name, dir+"/")
+		if !strings.HasSuffix(base, ".json") || strings.HasPrefix(base, ".") || strings.Contains(base, "/") {
 			continue
 		}
-		p := filepath.Join(dir, e.Name())
-		data, err := os.ReadFile(p)
+		data, err := st.Read(ctx, o.Name)
+		if errors.Is(err, storage.ErrNotExist) {
+			continue // removed since the listing
+		}
 		if err != nil {
-			return nil, fmt.Errorf("sink query record %s: %w", p, err)
+			return nil, fmt.Errorf("sink query record: %w", err)
 		}
 		var r QueryRecord
 		if err := json.Unmarshal(data, &r); err != nil || r.QueryID == "" {
-			return nil, fmt.Errorf("sink query record %s is corrupt (%v): delete it; it only serves to detect a deleted checkpoint", p, err)
+			return nil, fmt.Errorf("sink query record %s is corrupt (%v): delete it; it only serves to detect a deleted checkpoint", where(st, o.Name), err)
 		}
 		out = append(out, r)
 	}
@@ -55,20 +54,26 @@ func ReadQueryRecords(dir string) ([]QueryRecord, error) {
 	return out, nil
 }
 
-// WriteQueryRecord records r in the query directory dir (creating it),
-// replacing the query's earlier record: temporary file, fsync, rename.
-func WriteQueryRecord(dir string, r QueryRecord) error {
+// where names object name of st in messages.
+func where(st storage.Store, name string) string {
+	return strings.TrimSuffix(st.Location(), "/") + "/" + name
+}
+
+// WriteQueryRecord records r in the query directory dir of st, replacing
+// the query's earlier record atomically (storage.Store.Write: temporary
+// file, fsync, rename on local disk; one PUT on S3).
+func WriteQueryRecord(ctx context.Context, st storage.Store, dir string, r QueryRecord) error {
 	if r.QueryID == "" || strings.ContainsAny(r.QueryID, `/\`) || strings.HasPrefix(r.QueryID, ".") {
 		return fmt.Errorf("sink query record: bad query id %q", r.QueryID)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("sink query record: %w", err)
 	}
 	data, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}
-	return fsutil.Write(filepath.Join(dir, r.QueryID+".json"), append(data, '\n'))
+	if err := st.Write(ctx, dir+"/"+r.QueryID+".json", append(data, '\n')); err != nil {
+		return fmt.Errorf("sink query record: %w", err)
+	}
+	return nil
 }
 
 // NewID returns a random id for a sink's storage (a UUID v4).
@@ -81,11 +86,10 @@ func NewID() string {
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-// RemoveQueryRecord deletes a query's record from dir; a missing one is
-// not an error.
-func RemoveQueryRecord(dir, queryID string) error {
-	err := os.Remove(filepath.Join(dir, queryID+".json"))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+// RemoveQueryRecord deletes a query's record from dir of st; a missing
+// one is not an error.
+func RemoveQueryRecord(ctx context.Context, st storage.Store, dir, queryID string) error {
+	if err := st.Delete(ctx, dir+"/"+queryID+".json"); err != nil {
 		return fmt.Errorf("sink query record: %w", err)
 	}
 	return nil

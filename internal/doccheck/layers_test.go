@@ -19,6 +19,7 @@ func TestLayers(t *testing.T) {
 		"sources/file": {"storage/s3store", "github.com/aws/aws-sdk-go-v2/service/s3"},
 		"checkpoint":   {"state", "storage/s3store", "github.com/aws/aws-sdk-go-v2/service/s3"},
 		"exec":         {"storage/s3store", "github.com/aws/aws-sdk-go-v2/service/s3"},
+		"lake":         {"storage/s3store", "github.com/aws/aws-sdk-go-v2/service/s3"},
 		"state":        {"checkpoint", "storage/s3store", "github.com/aws/aws-sdk-go-v2/service/s3"},
 		"plan":         {"textdecode"},
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
@@ -36,6 +37,24 @@ func Read(ctx context.Context, mem memory.Allocator, path, what string, batchRow
 		return fmt.Errorf("%s: open: %w", where, err)
 	}
 	defer pf.Close()
+	return readFile(ctx, mem, pf, where, batchRows, want, emit)
+}
+
+// ReadFrom is Read of a Parquet file held by r (an object in memory, or
+// ranged reads of an object in object storage); where names it in errors
+// ("lake: data file s3://bucket/t/part-0.parquet").
+func ReadFrom(ctx context.Context, mem memory.Allocator, r parquet.ReaderAtSeeker, where string, batchRows int64,
+	want func(name string) bool, emit func(rec arrow.RecordBatch, rows int64) error) error {
+	pf, err := guard(where, func() (*file.Reader, error) { return file.NewParquetReader(r) })
+	if err != nil {
+		return fmt.Errorf("%s: open: %w", where, err)
+	}
+	defer pf.Close()
+	return readFile(ctx, mem, pf, where, batchRows, want, emit)
+}
+
+func readFile(ctx context.Context, mem memory.Allocator, pf *file.Reader, where string, batchRows int64,
+	want func(name string) bool, emit func(rec arrow.RecordBatch, rows int64) error) error {
 	fr, err := guard(where, func() (*pqarrow.FileReader, error) {
 		return pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: batchRows}, mem)
 	})
