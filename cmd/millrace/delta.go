@@ -19,10 +19,14 @@ func newDeltaCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "delta",
 		Short: "Inspect, read and maintain Delta Lake tables",
-		Long: `delta works on a Delta Lake table in a local directory (Parquet files plus the
-_delta_log transaction log), whoever wrote it: Millrace's Delta sink, Spark or
-delta-rs. history, files and read never change the table; optimize and vacuum do.`,
+		Long: `delta works on a Delta Lake table (Parquet files plus the _delta_log
+transaction log) in a local directory or on S3-compatible object storage
+(s3://bucket/prefix or s3a://…), whoever wrote it: Millrace's Delta sink, Spark
+or delta-rs. history, files and read never change the table; optimize and
+vacuum do. S3 credentials and region come from the standard AWS chain;
+MILLRACE_S3_ENDPOINT names an S3-compatible server (path-style addressing).`,
 		Example: `  millrace delta history /data/clicks
+  millrace delta read --format csv s3://lake/tables/clicks
   millrace delta files --version 3 /data/clicks
   millrace delta read --where "campaign = c7" --format csv /data/clicks
   millrace delta optimize /data/clicks

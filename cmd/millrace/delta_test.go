@@ -55,11 +55,15 @@ func buildRecord(mem memory.Allocator, rows []testRow) arrow.RecordBatch {
 // makeTable creates a table partitioned by part with two appends and
 // returns its path and the version of the first append.
 func makeTable(t *testing.T) (string, int64) {
+	return makeTableAt(t, filepath.Join(t.TempDir(), "people"))
+}
+
+// makeTableAt is makeTable at path: local, or s3:// (delta_s3_test.go).
+func makeTableAt(t *testing.T, path string) (string, int64) {
 	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "people")
 	tbl, err := lake.Create(ctx, path, testSchema, lake.Options{PartitionBy: []string{"part"}, Allocator: mem})
 	if err != nil {
 		t.Fatal(err)
@@ -155,8 +159,12 @@ func sameRows(t *testing.T, what string, got, want []string) {
 	}
 }
 
-func TestDeltaHistoryAndFiles(t *testing.T) {
-	path, first := makeTable(t)
+func TestDeltaHistoryAndFiles(t *testing.T) { deltaHistoryAndFiles(t, makeTable) }
+
+// deltaHistoryAndFiles runs on the table make returns: local, or on S3
+// (delta_s3_test.go); so do deltaRead and deltaOptimizeVacuum.
+func deltaHistoryAndFiles(t *testing.T, make func(*testing.T) (string, int64)) {
+	path, first := make(t)
 
 	text := mustRun(t, "delta", "history", path)
 	lines := strings.Split(strings.TrimSpace(text), "\n")
@@ -203,8 +211,8 @@ func TestDeltaHistoryAndFiles(t *testing.T) {
 		if f.Records == nil || f.Size <= 0 || !strings.HasPrefix(f.Path, "part="+f.PartitionValues["part"]+"/") {
 			t.Fatalf("bad file entry: %+v", f)
 		}
-		if _, err := os.Stat(filepath.Join(path, filepath.FromSlash(f.Path))); err != nil {
-			t.Fatal(err)
+		if !objectExists(t, path, f.Path) {
+			t.Fatalf("file %s of the table is missing", f.Path)
 		}
 		recs += *f.Records
 	}
@@ -221,8 +229,10 @@ func TestDeltaHistoryAndFiles(t *testing.T) {
 	}
 }
 
-func TestDeltaRead(t *testing.T) {
-	path, first := makeTable(t)
+func TestDeltaRead(t *testing.T) { deltaRead(t, makeTable) }
+
+func deltaRead(t *testing.T, make func(*testing.T) (string, int64)) {
+	path, first := make(t)
 	all := wantRows(firstRows, secondRows)
 
 	sameRows(t, "read csv", csvRows(t, mustRun(t, "delta", "read", "--format", "csv", path)), all)
@@ -270,8 +280,10 @@ func TestDeltaRead(t *testing.T) {
 	sameRows(t, "--output file", csvRows(t, string(data)), all)
 }
 
-func TestDeltaOptimizeVacuum(t *testing.T) {
-	path, _ := makeTable(t)
+func TestDeltaOptimizeVacuum(t *testing.T) { deltaOptimizeVacuum(t, makeTable) }
+
+func deltaOptimizeVacuum(t *testing.T, make func(*testing.T) (string, int64)) {
+	path, _ := make(t)
 	out := mustRun(t, "delta", "optimize", path)
 	if !strings.Contains(out, "removed 4 files, added 2 files, version 3") {
 		t.Fatalf("optimize:\n%s", out)
@@ -298,8 +310,8 @@ func TestDeltaOptimizeVacuum(t *testing.T) {
 		t.Fatalf("vacuum --dry-run should list the 4 files optimize replaced:\n%s", out)
 	}
 	for _, l := range lines[:4] {
-		if _, err := os.Stat(filepath.Join(path, filepath.FromSlash(l))); err != nil {
-			t.Fatalf("dry run deleted %s: %v", l, err)
+		if !objectExists(t, path, l) {
+			t.Fatalf("dry run deleted %s", l)
 		}
 	}
 	out = mustRun(t, "delta", "vacuum", "--retention", "0", "--force", path)
@@ -307,8 +319,8 @@ func TestDeltaOptimizeVacuum(t *testing.T) {
 		t.Fatalf("vacuum:\n%s", out)
 	}
 	for _, l := range lines[:4] {
-		if _, err := os.Stat(filepath.Join(path, filepath.FromSlash(l))); !os.IsNotExist(err) {
-			t.Fatalf("vacuum left %s: %v", l, err)
+		if objectExists(t, path, l) {
+			t.Fatalf("vacuum left %s", l)
 		}
 	}
 	sameRows(t, "read after vacuum", csvRows(t, mustRun(t, "delta", "read", "--format", "csv", path)), wantRows(firstRows, secondRows))

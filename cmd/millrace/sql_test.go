@@ -23,8 +23,6 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 )
 
-func TestMain(m *testing.M) { kafkatest.Main(m) }
-
 // TestSQLKafkaToDelta runs the built CLI, `millrace sql -e`, on a windowed
 // count from a Kafka topic of the test broker into a Delta table, to the
 // end of the topic (--trigger available-now), and reads the table back:
