@@ -139,3 +139,27 @@ func TestS3Errors(t *testing.T) {
 		t.Fatalf("create in a missing bucket: %v, want a write-new error naming the commit's key", err)
 	}
 }
+
+// Exists finds a table's log on S3 as on disk, and reports an unreadable
+// location as an error rather than as no table.
+func TestS3Exists(t *testing.T) {
+	loc := s3Table(t)
+	for _, dir := range []string{loc, t.TempDir()} {
+		if ok, err := Exists(dir); ok || err != nil {
+			t.Fatalf("%s before Create: %v %v", dir, ok, err)
+		}
+		if _, err := Create(context.Background(), dir, testSchema, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := Exists(dir); !ok || err != nil {
+			t.Fatalf("%s after Create: %v %v", dir, ok, err)
+		}
+	}
+	if ok, err := Exists(loc + "-missing-bucket-x/t"); err != nil || ok {
+		t.Fatalf("other prefix: %v %v", ok, err)
+	}
+	bucket := strings.SplitN(strings.TrimPrefix(loc, "s3://"), "/", 2)[0]
+	if _, err := Exists("s3://" + bucket + "-missing/t"); err == nil || !strings.Contains(err.Error(), "bucket does not exist") {
+		t.Fatalf("missing bucket: %v", err)
+	}
+}

@@ -235,3 +235,18 @@ func jsonList(s []string) string {
 	}
 	return string(append(b, ']'))
 }
+
+// Exists reports whether path (a local directory or s3://bucket/prefix)
+// holds a table's log. A location that cannot be read is an error, not
+// "no table": refused credentials must not look like an empty location.
+func Exists(path string) (bool, error) {
+	loc, err := openLocation(path)
+	if err != nil {
+		return false, err
+	}
+	_, err = listLog(loc)
+	if errors.Is(err, ErrNotATable) {
+		return false, nil
+	}
+	return err == nil, err
+}

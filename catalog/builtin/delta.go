@@ -42,7 +42,11 @@ func openDelta(d catalog.Decl) (catalog.Table, error) {
 	if err := o.Unknown(); err != nil {
 		return nil, err
 	}
-	if d.Columns != nil && t.exists() {
+	exists, err := t.exists()
+	if err != nil {
+		return nil, err
+	}
+	if d.Columns != nil && exists {
 		// As Spark: a declared schema must be the table's.
 		have, err := t.Schema()
 		if err != nil {
@@ -70,18 +74,21 @@ func sameColumns(decl, have *arrow.Schema) string {
 	return ""
 }
 
-// exists reports whether the table has a log yet.
-func (t *deltaTable) exists() bool {
-	_, err := os.Stat(t.path + "/_delta_log")
-	return err == nil
+// exists reports whether the table has a log yet (on local disk or S3).
+func (t *deltaTable) exists() (bool, error) {
+	ok, err := lake.Exists(t.path)
+	if err != nil {
+		return false, fmt.Errorf("delta table %s: %w", t.name, err)
+	}
+	return ok, nil
 }
 
 // Schema is the table's schema when it exists, else the declared columns
 // (nil without them: the first INSERT INTO creates the table with its
 // query's schema).
 func (t *deltaTable) Schema() (*arrow.Schema, error) {
-	if !t.exists() {
-		return t.columns, nil
+	if ok, err := t.exists(); err != nil || !ok {
+		return t.columns, err
 	}
 	snap, err := lake.LoadSnapshot(t.path, -1)
 	if err != nil {
@@ -91,7 +98,9 @@ func (t *deltaTable) Schema() (*arrow.Schema, error) {
 }
 
 func (t *deltaTable) NewSource() (sources.Source, error) {
-	if !t.exists() {
+	if ok, err := t.exists(); err != nil {
+		return nil, err
+	} else if !ok {
 		return nil, fmt.Errorf("delta table %s: no Delta table at %s yet (INSERT INTO it first): %w", t.name, t.path, os.ErrNotExist)
 	}
 	s, err := lake.NewSource(t.path, t.src)
