@@ -1,6 +1,7 @@
 #!/bin/sh
-# Runs the lake interop tests with pytest: delta-rs <-> lake, Spark with
-# delta-spark <-> lake, and data skipping by lake's stats in all three.
+# Runs the lake interop tests with pytest: delta-rs <-> lake (on local disk
+# and on moto's S3 server, test_s3_interop.py), Spark with delta-spark <->
+# lake, and data skipping by lake's stats in all three.
 # Needs: python3 with the venv module, network access to PyPI on first run
 # (scripts/venv.sh installs deltalake, pyarrow, pytest, pyspark and
 # delta-spark), Maven Central on the first Spark start (the delta-spark

@@ -16,6 +16,9 @@
 //	                             first Parquet file, then append each file in a
 //	                             commit of its own (one data file each)
 //
+// DIR may be s3://bucket/prefix (MILLRACE_S3_ENDPOINT and the AWS
+// variables configure the client, as for millrace).
+//
 // Rows are printed as one JSON array of objects: timestamps as
 // microseconds since the epoch, dates as days, binary as hex, decimals as
 // strings with their scale, non-finite floats as "NaN", "Infinity",
@@ -40,6 +43,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/millrace/millrace/lake"
 	"github.com/millrace/millrace/sinks"
+	_ "github.com/millrace/millrace/storage/s3store" // s3:// tables
 )
 
 func main() {
