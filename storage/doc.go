@@ -28,6 +28,9 @@
 //     S3's DeleteObject does.
 //   - Every error is an *Error naming the operation, the location (for S3,
 //     the bucket) and the object's name.
+//   - Stores that read part of an object implement RangeReader (both
+//     backends do: pread, ranged GET); ObjectReader (reader.go) wraps one
+//     object as an io.ReaderAt and io.Seeker for Parquet readers.
 //
 // # S3
 //
@@ -46,5 +49,5 @@
 // with exponential backoff by the SDK's standard retryer; when retries run
 // out the error says so (AWS_MAX_ATTEMPTS sets the limit, 8 by default).
 //
-// Read next: local.go, storage/s3store/s3.go.
+// Read next: local.go, reader.go, storage/s3store/s3.go.
 package storage
