@@ -1,9 +1,15 @@
-// Package lake reads and writes Delta Lake tables on a local file system:
-// Parquet data files plus the JSON transaction log of the Delta protocol
-// (PROTOCOL.md of delta-io/delta), so that Spark, delta-rs and DuckDB read
-// what Millrace writes and Millrace reads what they write.
+// Package lake reads and writes Delta Lake tables on a local file system
+// or on S3-compatible object storage: Parquet data files plus the JSON
+// transaction log of the Delta protocol (PROTOCOL.md of delta-io/delta),
+// so that Spark, delta-rs and DuckDB read what Millrace writes and
+// Millrace reads what they write.
 //
 // Terms:
+//   - location: where a table's files live (location.go): a local
+//     directory, or s3://bucket/prefix (s3a:// too) reached through
+//     package storage (lake imports no S3 client; a program links one by
+//     importing storage/s3store, as the CLI does). Table.Path is the
+//     absolute directory or the URL without a trailing slash.
 //   - log: the directory _delta_log/ holding commits <20-digit version>.json
 //     (newline-delimited actions) and checkpoints (Parquet snapshots of the
 //     log state at a version, possibly multi-part) plus _last_checkpoint.
@@ -20,11 +26,21 @@
 //     beside the commit loop (commit.go).
 //
 // Invariants:
-//   - A commit file is created put-if-absent (temp file + fsync + link) and
-//     never overwritten. A writer that dies before the link leaves only
-//     orphan data files; the table stays readable at its previous version.
+//   - A commit file is created put-if-absent (storage.Store.WriteNew: on
+//     disk temp file + fsync + link, on S3 a PUT with If-None-Match: *) and
+//     never overwritten, by any process on any machine. A writer that loses
+//     a version re-reads the winner's commit, checks it against the
+//     conflict rules and retries at the next version (commit.go). A writer
+//     that dies before its commit leaves only orphan data files; the table
+//     stays readable at its previous version.
 //   - Data files are written before the commit that adds them, so a
-//     committed add always names a complete file.
+//     committed add always names a complete file. On S3 a data file is
+//     built in memory and put with one PUT when finished: no partial
+//     object is ever visible. Parquet objects up to 128 MiB are read with
+//     one GET (measured faster than ranged reads on the local S3 server),
+//     larger ones by ranged GETs (storage.ObjectReader).
+//   - A local table keeps its direct path: data files written, fsynced and
+//     read in place, the log listed with one directory read.
 //   - Streaming sinks commit a txn{appId, version} in the same commit as
 //     their data, which makes a replayed batch a no-op (sink.go); a batch
 //     without rows commits nothing and is noted for Bind instead
@@ -69,6 +85,6 @@
 // 64K-row batch per commit at 1.58M rows/s (41 ms per batch incl. fsyncs);
 // a scan read 5.0M rows/s.
 //
-// Read next: actions.go, schema.go, snapshot.go, dv.go, table.go, sink.go,
-// stats.go, predicate.go.
+// Read next: actions.go, schema.go, location.go, snapshot.go, dv.go,
+// table.go, sink.go, stats.go, predicate.go.
 package lake
