@@ -11,7 +11,7 @@ import (
 // TestMain stops the test Kafka broker and S3 server if tests started them.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	kafkatest.StopShared()
-	s3test.StopShared()
+	kafkatest.Stop()
+	s3test.Stop()
 	os.Exit(code)
 }
