@@ -50,10 +50,10 @@ func openLocation(path string) (*location, error) {
 	return &location{root: abs, store: storage.NewLocal(abs), local: true}, nil
 }
 
-// TableLocation returns how the table at path is named once opened (its
+// tableLocation returns how the table at path is named once opened (its
 // Path): the absolute directory of a local path, the URL of an object
 // storage location without a trailing slash.
-func TableLocation(path string) (string, error) {
+func tableLocation(path string) (string, error) {
 	if isRemote(path) {
 		return strings.TrimRight(path, "/"), nil
 	}

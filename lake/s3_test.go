@@ -163,3 +163,31 @@ func TestS3Exists(t *testing.T) {
 		t.Fatalf("missing bucket: %v", err)
 	}
 }
+
+// Refused credentials fail Open, the sink's first batch and a read with an
+// error naming the operation, the table's key and the cause; they are not
+// mistaken for a missing table.
+func TestS3CredentialsRefused(t *testing.T) {
+	srv := s3test.StartAuth(t)
+	srv.Setenv(t)
+	loc := "s3://locked-bucket/tables/t"
+	want := func(what string, err error, frags ...string) {
+		t.Helper()
+		if err == nil || errors.Is(err, ErrNotATable) {
+			t.Fatalf("%s: %v, want a refusal", what, err)
+		}
+		for _, f := range append(frags, "credentials refused") {
+			if !strings.Contains(err.Error(), f) {
+				t.Errorf("%s: %q lacks %q", what, err, f)
+			}
+		}
+	}
+	_, err := Open(loc, Options{})
+	want("open", err, "list "+loc+"/_delta_log/")
+	_, err = Exists(loc)
+	want("exists", err, "list "+loc+"/_delta_log/")
+	_, err = OpenOrCreate(context.Background(), loc, testSchema, Options{})
+	want("open or create", err, "list "+loc+"/_delta_log/")
+	_, err = NewSource(loc, SourceOptions{})
+	want("source", err, "list "+loc+"/_delta_log/")
+}

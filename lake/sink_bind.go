@@ -38,7 +38,7 @@ var _ sinks.Binder = (*Sink)(nil)
 // refuses: each batch rewrites the whole table. Update mode merges on keys,
 // so a second query cannot duplicate rows.
 func (s *Sink) Bind(ctx context.Context, info sinks.BindInfo) (sinks.Identity, error) {
-	loc, err := TableLocation(s.path)
+	loc, err := tableLocation(s.path)
 	if err != nil {
 		return sinks.Identity{}, fmt.Errorf("lake: sink %s: %w", s.path, err)
 	}
