@@ -1,9 +1,6 @@
 package lake
 
-import (
-	"path/filepath"
-	"testing"
-)
+import "testing"
 
 // testLoc is the location of a local table at dir.
 func testLoc(t testing.TB, dir string) *location {
@@ -14,6 +11,3 @@ func testLoc(t testing.TB, dir string) *location {
 	}
 	return loc
 }
-
-// logPath is the local path of log entry name of the table at root.
-func logPath(root, name string) string { return filepath.Join(root, logDir, name) }

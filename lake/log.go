@@ -151,12 +151,6 @@ func putIfAbsent(ctx context.Context, loc *location, name string, data []byte) e
 	return nil
 }
 
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
 func newUUID() string {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
