@@ -40,7 +40,11 @@
 //     one GET (measured faster than ranged reads on the local S3 server),
 //     larger ones by ranged GETs (storage.ObjectReader).
 //   - A local table keeps its direct path: data files written, fsynced and
-//     read in place, the log listed with one directory read.
+//     read in place, the log listed with one directory read. In object
+//     storage the latest snapshot lists the log from the checkpoint
+//     _last_checkpoint names, and the streaming source from its offset's
+//     version (storage.ListAfter), so a long-running stream's growing log
+//     is not paged through at every batch.
 //   - Streaming sinks commit a txn{appId, version} in the same commit as
 //     their data, which makes a replayed batch a no-op (sink.go); a batch
 //     without rows commits nothing and is noted for Bind instead

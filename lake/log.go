@@ -36,7 +36,15 @@ func logName(name string) string { return logDir + "/" + name }
 
 // listLog lists the log of the table at loc: a directory read on local
 // disk, a listing of the _delta_log/ prefix in object storage.
-func listLog(loc *location) (*logFiles, error) {
+func listLog(loc *location) (*logFiles, error) { return listLogFrom(loc, 0) }
+
+// listLogFrom lists the log entries of versions from on (commits and
+// checkpoints). In object storage the listing starts at the first key of
+// version from (storage.ListAfter), so that a reader that knows where to
+// start (the latest checkpoint, a stream's offset) pages through the
+// newest keys only, not the whole history of a long-running stream's log.
+// A local table reads its directory whole, which costs little.
+func listLogFrom(loc *location, from int64) (*logFiles, error) {
 	var names []string
 	if loc.local {
 		ents, err := os.ReadDir(loc.file(logDir))
@@ -52,7 +60,15 @@ func listLog(loc *location) (*logFiles, error) {
 			}
 		}
 	} else {
-		objs, err := loc.store.List(context.Background(), logDir+"/")
+		var objs []storage.ObjectInfo
+		var err error
+		if from > 0 {
+			// Keys of version from sort after its bare number, those of
+			// earlier versions before it.
+			objs, err = storage.ListAfter(context.Background(), loc.store, logDir+"/", logName(fmt.Sprintf("%020d", from)))
+		} else {
+			objs, err = loc.store.List(context.Background(), logDir+"/")
+		}
 		if err != nil {
 			return nil, fmt.Errorf("lake: list log of %s: %w", loc.root, err)
 		}
@@ -61,7 +77,7 @@ func listLog(loc *location) (*logFiles, error) {
 				names = append(names, n)
 			}
 		}
-		if len(names) == 0 {
+		if len(names) == 0 && from == 0 {
 			return nil, fmt.Errorf("%w: %s has no %s", ErrNotATable, loc.root, logDir)
 		}
 	}
@@ -72,7 +88,7 @@ func listLog(loc *location) (*logFiles, error) {
 			continue
 		}
 		v, err := strconv.ParseInt(name[:20], 10, 64)
-		if err != nil {
+		if err != nil || v < from {
 			continue
 		}
 		rest := name[21:]

@@ -3,6 +3,7 @@ package lake
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand"
 	"os"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/millrace/millrace/internal/s3test"
+	"github.com/millrace/millrace/sources"
 	"github.com/millrace/millrace/storage"
 )
 
@@ -190,4 +192,97 @@ func TestS3CredentialsRefused(t *testing.T) {
 	want("open or create", err, "list "+loc+"/_delta_log/")
 	_, err = NewSource(loc, SourceOptions{})
 	want("source", err, "list "+loc+"/_delta_log/")
+}
+
+// listCounter is a Store that counts the log entries listings return.
+type listCounter struct {
+	storage.Store
+	listed int
+	after  []string
+}
+
+func (c *listCounter) List(ctx context.Context, prefix string) ([]storage.ObjectInfo, error) {
+	objs, err := c.Store.List(ctx, prefix)
+	c.listed += len(objs)
+	return objs, err
+}
+
+func (c *listCounter) ListAfter(ctx context.Context, prefix, startAfter string) ([]storage.ObjectInfo, error) {
+	objs, err := storage.ListAfter(ctx, c.Store, prefix, startAfter)
+	c.listed += len(objs)
+	c.after = append(c.after, startAfter)
+	return objs, err
+}
+
+// On S3 the latest snapshot lists the log from the checkpoint
+// _last_checkpoint names, and a stream from its offset's version: the
+// keys of older versions are never paged through, so a long-running
+// stream's growing log does not slow every batch. Time travel below the
+// checkpoint still lists everything.
+func TestS3LogListedFromCheckpoint(t *testing.T) {
+	ctx := context.Background()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	path := s3Table(t)
+	tbl, err := Create(ctx, path, testSchema, Options{Allocator: mem, CheckpointInterval: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []row
+	for i := range 23 {
+		rows := randomRows(rand.New(rand.NewSource(int64(i))), 3, int64(i*10))
+		rec := makeRecord(mem, rows)
+		_, err := tbl.Append(ctx, []arrow.RecordBatch{rec})
+		rec.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, rows...)
+	}
+	c := &listCounter{Store: tbl.loc.store}
+	loc := &location{root: tbl.loc.root, store: c}
+	s, err := loadSnapshot(loc, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Versions 20..23 and the checkpoint at 20; not _last_checkpoint's
+	// neighbours below.
+	if s.Version() != 23 || c.listed != 6 || len(c.after) != 1 || c.after[0] != "_delta_log/00000000000000000020" {
+		t.Fatalf("latest: version %d, listed %d entries after %v; want version 23 from 6 entries after checkpoint 20",
+			s.Version(), c.listed, c.after)
+	}
+	assertLines(t, "latest from the checkpoint", tableLines(t, s, mem), rowLines(all))
+
+	c.listed, c.after = 0, nil
+	if s, err = loadSnapshot(loc, 5); err != nil || s.Version() != 5 || len(c.after) != 0 || c.listed < 24 {
+		t.Fatalf("time travel to 5: %v, listed %d after %v; want the whole log", err, c.listed, c.after)
+	}
+	assertLines(t, "version 5", tableLines(t, s, mem), rowLines(all[:3*5]))
+
+	src, err := NewSource(path, SourceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.loc = loc
+	c.listed, c.after = 0, nil
+	from := src.encode(SourceOffset{ReservoirVersion: 22, Index: endIndex})
+	end, err := src.LatestOffset(ctx, from, sources.ReadLimit{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.after) == 0 || c.after[0] != "_delta_log/00000000000000000022" {
+		t.Fatalf("the source listed after %v, want from version 22", c.after)
+	}
+	assertLines(t, "stream from 22", readBatch(t, src, mem, from, end), rowLines(all[3*22:]))
+
+	// A hint naming a checkpoint that is gone: the whole log is listed
+	// and the table still loads (from the checkpoint at 10).
+	if err := c.Store.Delete(ctx, logName(fmt.Sprintf("%020d.checkpoint.parquet", 20))); err != nil {
+		t.Fatal(err)
+	}
+	c.listed, c.after = 0, nil
+	if s, err = loadSnapshot(loc, -1); err != nil || s.Version() != 23 || c.listed < 24 {
+		t.Fatalf("without checkpoint 20: %v, listed %d", err, c.listed)
+	}
+	assertLines(t, "without checkpoint 20", tableLines(t, s, mem), rowLines(all))
 }

@@ -3,9 +3,7 @@ package lake
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -120,7 +118,8 @@ func LoadSnapshot(path string, version int64) (*Snapshot, error) {
 
 func loadSnapshot(loc *location, version int64) (*Snapshot, error) {
 	root := loc.root
-	lf, err := listLog(loc)
+	hint := readLastCheckpoint(loc)
+	lf, err := listForSnapshot(loc, hint, version)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +141,7 @@ func loadSnapshot(loc *location, version int64) (*Snapshot, error) {
 	s := &Snapshot{loc: loc, version: version, files: map[fileKey]*AddFile{},
 		removes: map[fileKey]*RemoveFile{}, txns: map[string]*Txn{}}
 	start := int64(0)
-	if cp := newestCheckpoint(loc, lf, version); cp != nil {
+	if cp := newestCheckpoint(lf, hint, version); cp != nil {
 		acts, err := readCheckpoint(loc, *cp)
 		if err != nil {
 			return nil, err
@@ -232,24 +231,61 @@ type lastCheckpoint struct {
 	Parts   *int  `json:"parts,omitempty"`
 }
 
-// newestCheckpoint returns the newest complete checkpoint at or below
-// version, preferring the one _last_checkpoint names.
-func newestCheckpoint(loc *location, lf *logFiles, version int64) *checkpoint {
-	if b, err := loc.store.Read(context.Background(), logName("_last_checkpoint")); err == nil {
-		var lc lastCheckpoint
-		if json.Unmarshal(b, &lc) == nil && lc.Version <= version {
-			for _, cp := range lf.checkpoints[lc.Version] {
-				if lc.Parts == nil && len(cp.parts) == 1 || lc.Parts != nil && *lc.Parts == len(cp.parts) {
-					// Commits after it must all be listed for replay.
-					if commitsFrom(lf, lc.Version+1, version) {
-						c := cp
-						return &c
-					}
-				}
-			}
+// readLastCheckpoint returns the _last_checkpoint hint, nil when there is
+// none or it cannot be read or parsed: the hint only saves listing and
+// replay, the log alone is the truth.
+func readLastCheckpoint(loc *location) *lastCheckpoint {
+	b, err := loc.store.Read(context.Background(), logName("_last_checkpoint"))
+	if err != nil {
+		return nil
+	}
+	var lc lastCheckpoint
+	if json.Unmarshal(b, &lc) != nil || lc.Version < 0 {
+		return nil
+	}
+	return &lc
+}
+
+// listForSnapshot lists the log entries a snapshot at version (-1: the
+// latest) needs. In object storage, when _last_checkpoint names a
+// checkpoint at or below version, the listing starts at it (the keys of
+// older versions are not needed: Spark's Delta log reader lists the same
+// way); otherwise, and on local disk, the whole log is listed.
+func listForSnapshot(loc *location, hint *lastCheckpoint, version int64) (*logFiles, error) {
+	if !loc.local && hint != nil && hint.Version > 0 && (version < 0 || hint.Version <= version) {
+		lf, err := listLogFrom(loc, hint.Version)
+		if err != nil {
+			return nil, err
 		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		_ = err // an unreadable hint only costs a directory scan
+		if hint.at(lf) != nil {
+			return lf, nil
+		}
+		// The checkpoint the hint names is not there (or incomplete):
+		// list everything and find another.
+	}
+	return listLog(loc)
+}
+
+// at returns the complete checkpoint of lf the hint names, nil if lf has
+// none.
+func (lc *lastCheckpoint) at(lf *logFiles) *checkpoint {
+	for _, cp := range lf.checkpoints[lc.Version] {
+		if lc.Parts == nil && len(cp.parts) == 1 || lc.Parts != nil && *lc.Parts == len(cp.parts) {
+			c := cp
+			return &c
+		}
+	}
+	return nil
+}
+
+// newestCheckpoint returns the newest complete checkpoint at or below
+// version, preferring the one _last_checkpoint (hint, may be nil) names.
+func newestCheckpoint(lf *logFiles, hint *lastCheckpoint, version int64) *checkpoint {
+	// Commits after the checkpoint must all be listed for replay.
+	if hint != nil && hint.Version <= version && commitsFrom(lf, hint.Version+1, version) {
+		if cp := hint.at(lf); cp != nil {
+			return cp
+		}
 	}
 	best := int64(-1)
 	for v := range lf.checkpoints {

@@ -134,7 +134,8 @@ type indexedFile struct {
 // walk lists the data files after start, up to stop (inclusive) or the
 // limit, and returns the offset reached.
 func (s *Source) walk(start SourceOffset, stop *SourceOffset, limit sources.ReadLimit) (SourceOffset, []indexedFile, error) {
-	lf, err := listLog(s.loc)
+	// Only the latest version is needed: list from start's on.
+	lf, err := listLogFrom(s.loc, start.ReservoirVersion)
 	if err != nil {
 		return start, nil, err
 	}

@@ -31,6 +31,8 @@
 //   - Stores that read part of an object implement RangeReader (both
 //     backends do: pread, ranged GET); ObjectReader (reader.go) wraps one
 //     object as an io.ReaderAt and io.Seeker for Parquet readers.
+//   - ListAfter lists from a key on: S3 with ListObjectsV2's StartAfter
+//     (AfterLister), other stores by filtering List (list_after.go).
 //
 // # S3
 //
