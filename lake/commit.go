@@ -128,7 +128,10 @@ func (t *Table) maybeCheckpoint(ctx context.Context, v int64) {
 	if n <= 0 || v == 0 || v%n != 0 {
 		return
 	}
-	s, err := loadSnapshot(t.loc, v)
+	s, err := t.latest()
+	if err == nil && s.version != v {
+		s, err = loadSnapshot(t.loc, v)
+	}
 	if err != nil {
 		return
 	}

@@ -286,3 +286,62 @@ func TestS3LogListedFromCheckpoint(t *testing.T) {
 	}
 	assertLines(t, "without checkpoint 20", tableLines(t, s, mem), rowLines(all))
 }
+
+func TestS3SnapshotCacheFollowsTheLog(t *testing.T) {
+	snapshotCacheFollowsTheLog(t, s3Table(t))
+}
+
+// readCounter counts Reads.
+type readCounter struct {
+	listCounter
+	reads []string
+}
+
+func (c *readCounter) Read(ctx context.Context, name string) ([]byte, error) {
+	c.reads = append(c.reads, name)
+	return c.Store.Read(ctx, name)
+}
+
+// A handle that keeps its snapshot reads only what changed: after another
+// writer's commit, one listing from the kept version and one GET of the
+// new commit; with nothing new, one listing. A streaming sink's batch
+// reads the latest snapshot twice.
+func TestS3SnapshotCacheRequests(t *testing.T) {
+	ctx := context.Background()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	path := s3Table(t)
+	b, err := Create(ctx, path, testSchema, Options{Allocator: mem, CheckpointInterval: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := randomRows(rand.New(rand.NewSource(1)), 10, 0)
+	rec := makeRecord(mem, rows)
+	defer rec.Release()
+	for range 7 {
+		if _, err := b.Append(ctx, []arrow.RecordBatch{rec}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, err := Open(path, Options{Allocator: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &readCounter{listCounter: listCounter{Store: a.loc.store}}
+	a.loc = &location{root: a.loc.root, store: c}
+	a.kept.loc = a.loc
+	if _, err := b.Append(ctx, []arrow.RecordBatch{rec}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := a.Snapshot()
+	if err != nil || s.Version() != 8 {
+		t.Fatalf("version %v %v, want 8", s, err)
+	}
+	if len(c.after) != 1 || c.after[0] != "_delta_log/00000000000000000007" || len(c.reads) != 1 || c.reads[0] != "_delta_log/00000000000000000008.json" {
+		t.Fatalf("listed after %v, read %v; want one listing from version 7 and one read of commit 8", c.after, c.reads)
+	}
+	c.after, c.reads = nil, nil
+	if s2, err := a.Snapshot(); err != nil || s2 != s || len(c.after) != 1 || len(c.reads) != 0 {
+		t.Fatalf("nothing new: %v, listed after %v, read %v; want the same snapshot from one listing", err, c.after, c.reads)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -36,6 +37,9 @@ type Table struct {
 	loc  *location
 	opts Options
 	now  func() time.Time
+
+	mu   sync.Mutex
+	kept *Snapshot // the latest snapshot loaded (snapshot_cache.go)
 }
 
 func newTable(path string, opts Options) (*Table, error) {
@@ -113,7 +117,7 @@ func Open(path string, opts Options) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := loadSnapshot(t.loc, -1); err != nil {
+	if _, err := t.latest(); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -158,7 +162,7 @@ func (t *Table) Path() string { return t.loc.root }
 func (t *Table) root() string { return t.loc.root }
 
 // Snapshot returns the latest snapshot.
-func (t *Table) Snapshot() (*Snapshot, error) { return loadSnapshot(t.loc, -1) }
+func (t *Table) Snapshot() (*Snapshot, error) { return t.latest() }
 
 // SnapshotAt returns the snapshot at a version (time travel).
 func (t *Table) SnapshotAt(version int64) (*Snapshot, error) { return loadSnapshot(t.loc, version) }
