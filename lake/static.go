@@ -14,7 +14,7 @@ import (
 // version changes (sources.Versioned), so a dimension table updated by
 // another writer is picked up between micro-batches.
 type StaticTable struct {
-	loc    *location
+	tbl    *Table // keeps the latest snapshot: a version check per batch is one listing
 	schema *arrow.Schema
 }
 
@@ -26,26 +26,26 @@ var (
 // NewStaticTable opens the Delta table at path (a local directory or
 // s3://bucket/prefix) for reading.
 func NewStaticTable(path string) (*StaticTable, error) {
-	loc, err := openLocation(path)
+	tbl, err := newTable(path, Options{})
 	if err != nil {
 		return nil, err
 	}
-	snap, err := loadSnapshot(loc, -1)
+	snap, err := tbl.Snapshot()
 	if err != nil {
 		return nil, err
 	}
-	return &StaticTable{loc: loc, schema: snap.Schema()}, nil
+	return &StaticTable{tbl: tbl, schema: snap.Schema()}, nil
 }
 
 // Name describes the table.
-func (t *StaticTable) Name() string { return "DeltaTable[" + t.loc.root + "]" }
+func (t *StaticTable) Name() string { return "DeltaTable[" + t.tbl.Path() + "]" }
 
 // Schema returns the table's schema at open time.
 func (t *StaticTable) Schema() *arrow.Schema { return t.schema }
 
 // Version returns the table's latest version.
 func (t *StaticTable) Version(context.Context) (int64, error) {
-	snap, err := loadSnapshot(t.loc, -1)
+	snap, err := t.tbl.Snapshot()
 	if err != nil {
 		return 0, err
 	}
@@ -55,12 +55,12 @@ func (t *StaticTable) Version(context.Context) (int64, error) {
 // ReadAll reads the latest snapshot; its schema must still be the one the
 // query was planned with.
 func (t *StaticTable) ReadAll(ctx context.Context, mem memory.Allocator) ([]arrow.RecordBatch, error) {
-	snap, err := loadSnapshot(t.loc, -1)
+	snap, err := t.tbl.Snapshot()
 	if err != nil {
 		return nil, err
 	}
 	if !snap.Schema().Equal(t.schema) {
-		return nil, fmt.Errorf("lake: table %s changed its schema at version %d; restart the query", t.loc.root, snap.Version())
+		return nil, fmt.Errorf("lake: table %s changed its schema at version %d; restart the query", t.tbl.Path(), snap.Version())
 	}
 	return snap.ReadAll(ctx, mem)
 }
