@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,6 +26,8 @@ import (
 //     trigger, with its checkpoint and its Delta table on the storage; the
 //     figure is the steady time per trigger (between the first and the
 //     last progress event), so query start and stop are left out.
+//     trigger/s3-counted goes through s3test.Proxy (one more hop) to
+//     count the requests: all of the run's, over its triggers.
 func BenchmarkObjectStorage(b *testing.B) {
 	locations := func(b *testing.B) map[string]string {
 		srv := s3test.Start(b)
@@ -50,13 +53,19 @@ func BenchmarkObjectStorage(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/commit")
 		})
 	}
-	for _, kind := range []string{"local", "s3"} {
+	for _, kind := range []string{"local", "s3", "s3-counted"} {
 		b.Run("trigger/"+kind, func(b *testing.B) {
 			const events, perTrigger = 200_000, 10_000
 			var steady time.Duration
 			var triggers int
+			var proxy *s3test.Proxy
 			for i := 0; i < b.N; i++ {
-				loc := locations(b)[kind]
+				loc := locations(b)[strings.TrimSuffix(kind, "-counted")]
+				if kind == "s3-counted" {
+					srv := s3test.Start(b)
+					proxy = srv.NewProxy(b)
+					proxy.Setenv(b, srv)
+				}
 				src := testutil.Must(clicks.New(clicks.Options{Events: events, MaxEventsPerTrigger: perTrigger, Interval: 10 * time.Millisecond}))
 				sink, err := lake.NewSink(loc+"/table", lake.SinkOptions{})
 				if err != nil {
@@ -80,6 +89,10 @@ func BenchmarkObjectStorage(b *testing.B) {
 				triggers += clock.batches
 			}
 			b.ReportMetric(float64(steady.Microseconds())/1000/float64(triggers), "ms/trigger")
+			if proxy != nil {
+				// All requests, start and stop included, over the triggers.
+				b.ReportMetric(float64(proxy.Requests())/float64(triggers+1), "requests/trigger")
+			}
 		})
 	}
 }
