@@ -58,8 +58,9 @@ func BenchmarkObjectStorage(b *testing.B) {
 			const events, perTrigger = 200_000, 10_000
 			var steady time.Duration
 			var triggers int
-			var proxy *s3test.Proxy
+			var requests int64
 			for i := 0; i < b.N; i++ {
+				var proxy *s3test.Proxy
 				loc := locations(b)[strings.TrimSuffix(kind, "-counted")]
 				if kind == "s3-counted" {
 					srv := s3test.Start(b)
@@ -87,11 +88,14 @@ func BenchmarkObjectStorage(b *testing.B) {
 				}
 				steady += clock.last.Sub(clock.first)
 				triggers += clock.batches
+				if proxy != nil {
+					requests += proxy.Requests()
+				}
 			}
 			b.ReportMetric(float64(steady.Microseconds())/1000/float64(triggers), "ms/trigger")
-			if proxy != nil {
+			if requests > 0 {
 				// All requests, start and stop included, over the triggers.
-				b.ReportMetric(float64(proxy.Requests())/float64(triggers+1), "requests/trigger")
+				b.ReportMetric(float64(requests)/float64(triggers+b.N), "requests/trigger")
 			}
 		})
 	}

@@ -40,12 +40,14 @@ func (t *Table) commit(ctx context.Context, readVersion int64, op *operation) (i
 		if err := ctx.Err(); err != nil {
 			return -1, err
 		}
-		data, err := EncodeActions(t.actions(op, readVersion))
+		acts := t.actions(op, readVersion)
+		data, err := EncodeActions(acts)
 		if err != nil {
 			return -1, err
 		}
 		err = putIfAbsent(ctx, t.loc, commitName(v), data)
 		if err == nil {
+			t.committed(v, acts)
 			t.maybeCheckpoint(ctx, v)
 			return v, nil
 		}

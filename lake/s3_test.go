@@ -344,4 +344,23 @@ func TestS3SnapshotCacheRequests(t *testing.T) {
 	if s2, err := a.Snapshot(); err != nil || s2 != s || len(c.after) != 1 || len(c.reads) != 0 {
 		t.Fatalf("nothing new: %v, listed after %v, read %v; want the same snapshot from one listing", err, c.after, c.reads)
 	}
+
+	// The handle's own commit advances its snapshot: the next one lists
+	// once and reads nothing back, and it equals a fresh load.
+	if _, err := a.Append(ctx, []arrow.RecordBatch{rec}); err != nil {
+		t.Fatal(err)
+	}
+	c.after, c.reads = nil, nil
+	s3, err := a.Snapshot()
+	if err != nil || s3.Version() != 9 || len(c.after) != 1 || len(c.reads) != 0 {
+		t.Fatalf("after its own commit: version %d %v, listed after %v, read %v; want version 9 from one listing, nothing read", s3.Version(), err, c.after, c.reads)
+	}
+	fresh, err := loadSnapshot(a.loc, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertLines(t, "advanced by its own commit", tableLines(t, s3, mem), tableLines(t, fresh, mem))
+	if s3.Timestamp() != fresh.Timestamp() || len(s3.Files()) != len(fresh.Files()) {
+		t.Fatalf("advanced snapshot: timestamp %v files %d; fresh load: %v, %d", s3.Timestamp(), len(s3.Files()), fresh.Timestamp(), len(fresh.Files()))
+	}
 }

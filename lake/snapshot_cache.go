@@ -69,15 +69,31 @@ func (s *Snapshot) advance() (*Snapshot, bool, error) {
 	if latest == s.version {
 		return s, true, nil
 	}
-	next := *s
-	next.files, next.removes, next.txns = maps.Clone(s.files), maps.Clone(s.removes), maps.Clone(s.txns)
+	commits := make([][]Action, 0, latest-s.version)
 	for v := s.version + 1; v <= latest; v++ {
 		acts, err := readCommit(s.loc, v)
 		if err != nil {
 			return nil, false, err
 		}
+		commits = append(commits, acts)
+	}
+	next, err := s.successor(commits)
+	if err != nil {
+		return nil, false, err
+	}
+	return next, true, nil
+}
+
+// successor returns a copy of s with commits, the actions of the versions
+// after s's in order, applied (s is never changed).
+func (s *Snapshot) successor(commits [][]Action) (*Snapshot, error) {
+	next := *s
+	next.files, next.removes, next.txns = maps.Clone(s.files), maps.Clone(s.removes), maps.Clone(s.txns)
+	latest := s.version + int64(len(commits))
+	for i, acts := range commits {
+		v := s.version + 1 + int64(i)
 		if err := next.apply(acts); err != nil {
-			return nil, false, fmt.Errorf("lake: version %d of %s: %w", v, s.loc.root, err)
+			return nil, fmt.Errorf("lake: version %d of %s: %w", v, s.loc.root, err)
 		}
 		if v == latest {
 			next.timestamp = commitTimestamp(s.loc, v, acts)
@@ -85,15 +101,37 @@ func (s *Snapshot) advance() (*Snapshot, bool, error) {
 	}
 	next.version = latest
 	if next.metadata == nil || next.protocol == nil {
-		return nil, false, fmt.Errorf("lake: %s at version %d has no metaData or protocol", s.loc.root, latest)
+		return nil, fmt.Errorf("lake: %s at version %d has no metaData or protocol", s.loc.root, latest)
 	}
 	if err := checkRead(next.protocol, next.metadata); err != nil {
-		return nil, false, fmt.Errorf("lake: version %d of %s: %w", latest, s.loc.root, err)
+		return nil, fmt.Errorf("lake: version %d of %s: %w", latest, s.loc.root, err)
 	}
 	if next.metadata != s.metadata {
+		var err error
 		if next.schema, err = ParseSchemaString(next.metadata.SchemaString); err != nil {
-			return nil, false, fmt.Errorf("lake: version %d of %s: %w", latest, s.loc.root, err)
+			return nil, fmt.Errorf("lake: version %d of %s: %w", latest, s.loc.root, err)
 		}
 	}
-	return &next, true, nil
+	return &next, nil
+}
+
+// committed advances the kept snapshot over version v, which this handle
+// has just created with acts, when the kept snapshot is v's predecessor:
+// the next latest() then lists the log only to find newer commits, instead
+// of also reading back the commit it wrote (one round trip fewer per
+// commit on object storage). Otherwise it leaves the cache to latest().
+func (t *Table) committed(v int64, acts []Action) {
+	t.mu.Lock()
+	kept := t.kept
+	t.mu.Unlock()
+	if kept == nil || kept.version != v-1 {
+		return
+	}
+	if next, err := kept.successor([][]Action{acts}); err == nil {
+		t.mu.Lock()
+		if t.kept == kept {
+			t.kept = next
+		}
+		t.mu.Unlock()
+	}
 }
