@@ -1,6 +1,8 @@
 package builtin
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -125,22 +127,38 @@ func sparkTime(v string) (time.Duration, error) {
 }
 
 // parquetSchema is the schema of the first Parquet file (in name order) of
-// dir matching pattern: a parquet table declared without columns takes the
-// schema its files have, when it is declared.
+// dir, a directory or an S3 prefix, matching pattern: a parquet table
+// declared without columns takes the schema its files have, when it is
+// declared. The files considered are the file source's: directly in dir,
+// not hidden, not starting with "_".
 func parquetSchema(dir, pattern string) (*arrow.Schema, error) {
 	if pattern == "" {
 		pattern = "*"
 	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, fmt.Errorf("its directory cannot be read (%v)", err)
+	if !strings.Contains(dir, "://") {
+		if _, err := os.ReadDir(dir); err != nil { // a prefix on S3 exists as soon as an object does
+			return nil, fmt.Errorf("its directory cannot be read (%v)", err)
+		}
 	}
-	for _, e := range ents { // ReadDir sorts by name
-		n := e.Name()
-		if ok, _ := filepath.Match(pattern, n); !ok || !e.Type().IsRegular() || strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") {
+	ctx := context.Background()
+	st, err := storage.Open(ctx, dir)
+	if err != nil {
+		return nil, fmt.Errorf("its location cannot be opened (%v)", err)
+	}
+	objs, err := st.List(ctx, "")
+	if err != nil {
+		return nil, fmt.Errorf("its files cannot be listed (%v)", err)
+	}
+	for _, o := range objs { // List sorts by name
+		n := o.Name
+		if ok, _ := filepath.Match(pattern, n); !ok || strings.Contains(n, "/") || strings.HasPrefix(n, ".") || strings.HasPrefix(n, "_") {
 			continue
 		}
-		s, err := pqread.Schema(filepath.Join(dir, n))
+		data, err := st.Read(ctx, n)
+		if err != nil {
+			return nil, fmt.Errorf("%s cannot be read (%v)", n, err)
+		}
+		s, err := pqread.SchemaFrom(bytes.NewReader(data), n)
 		if err != nil {
 			return nil, fmt.Errorf("the schema of %s cannot be read (%v)", n, err)
 		}

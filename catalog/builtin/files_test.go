@@ -1,12 +1,17 @@
 package builtin
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/millrace/millrace/catalog"
 	"github.com/millrace/millrace/internal/s3test"
 	"github.com/millrace/millrace/sources"
@@ -65,5 +70,48 @@ func TestFilesOnS3(t *testing.T) {
 	}
 	if _, err := tb.NewSink(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A parquet table on S3 declared without columns takes the schema of its
+// first Parquet object, as a local one does of its first file.
+func TestParquetSchemaOnS3(t *testing.T) {
+	srv := s3test.Start(t)
+	srv.Setenv(t)
+	loc := "s3://" + srv.NewBucket(t) + "/events"
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer b.Release()
+	b.Field(0).(*array.Int64Builder).Append(1)
+	b.Field(1).(*array.StringBuilder).Append("a")
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	var buf bytes.Buffer
+	if err := pqarrow.WriteTable(array.NewTableFromRecords(schema, []arrow.RecordBatch{rec}), &buf, 1024, nil, pqarrow.DefaultWriterProps()); err != nil {
+		t.Fatal(err)
+	}
+	st, err := storage.Open(context.Background(), loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"_SUCCESS": nil, "nested/x.parquet": []byte("not parquet"), "part-0.parquet": buf.Bytes()} {
+		if err := st.Write(context.Background(), name, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tb, err := open(t, catalog.Decl{Format: "parquet", Location: loc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := tb.Schema()
+	if !got.Equal(schema) {
+		t.Fatalf("schema %v, want %v", got, schema)
+	}
+	_, err = open(t, catalog.Decl{Format: "parquet", Location: "s3://" + srv.NewBucket(t) + "/empty"})
+	if err == nil || !strings.Contains(err.Error(), "holds no Parquet file") {
+		t.Fatalf("an empty prefix: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package pqread
 import (
 	"fmt"
 
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
@@ -17,6 +18,21 @@ func Schema(path string) (*arrow.Schema, error) {
 		return nil, fmt.Errorf("%s: open: %w", path, err)
 	}
 	defer pf.Close()
+	return schemaOf(pf, path)
+}
+
+// SchemaFrom is Schema of the Parquet file held by r (an object read
+// whole); where names it in errors.
+func SchemaFrom(r parquet.ReaderAtSeeker, where string) (*arrow.Schema, error) {
+	pf, err := guard(where, func() (*file.Reader, error) { return file.NewParquetReader(r) })
+	if err != nil {
+		return nil, fmt.Errorf("%s: open: %w", where, err)
+	}
+	defer pf.Close()
+	return schemaOf(pf, where)
+}
+
+func schemaOf(pf *file.Reader, path string) (*arrow.Schema, error) {
 	s, err := guard(path, func() (*arrow.Schema, error) {
 		return pqarrow.FromParquet(pf.MetaData().Schema, nil, pf.MetaData().KeyValueMetadata())
 	})

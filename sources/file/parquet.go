@@ -1,6 +1,7 @@
 package file
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -16,13 +17,14 @@ import (
 // and emits them as records of the schema: each column conformed to the
 // schema's type (kernels.Conform), nulls for columns the file lacks.
 //
-// file is the local file to read; path names it in errors (for S3, the
-// object's URL, file a local copy).
-func (p *Partition) readParquet(ctx context.Context, mem memory.Allocator, file, path string, emit func(arrow.RecordBatch) error) error {
+// path names the file in errors (for S3, the object's URL); object, when
+// not nil, holds the file's bytes (an object read whole), else the file
+// at path is read.
+func (p *Partition) readParquet(ctx context.Context, mem memory.Allocator, path string, object []byte, emit func(arrow.RecordBatch) error) error {
 	schema := p.src.opts.Schema
 	want := func(name string) bool { return len(schema.FieldIndices(name)) > 0 }
 	cols := make([]arrow.Array, schema.NumFields())
-	return pqread.Read(ctx, mem, file, "file source: parquet", BatchRows, want, func(in arrow.RecordBatch, n int64) error {
+	conform := func(in arrow.RecordBatch, n int64) error {
 		for i, f := range schema.Fields() {
 			var idx []int
 			if in != nil {
@@ -42,5 +44,9 @@ func (p *Partition) readParquet(ctx context.Context, mem memory.Allocator, file,
 		out := array.NewRecordBatch(schema, cols, n)
 		columnar.ReleaseAll(cols)
 		return emit(out)
-	})
+	}
+	if object != nil {
+		return pqread.ReadFrom(ctx, mem, bytes.NewReader(object), "file source: parquet "+path, BatchRows, want, conform)
+	}
+	return pqread.Read(ctx, mem, path, "file source: parquet", BatchRows, want, conform)
 }

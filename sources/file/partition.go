@@ -62,15 +62,11 @@ func (p *Partition) Read(ctx context.Context, mem memory.Allocator, emit func(ar
 	if p.src.store != nil {
 		path = p.src.where(p.File)
 		if p.src.opts.Format == Parquet {
-			tmp, err := p.src.fetchParquet(ctx, p.File)
+			data, err := p.src.store.Read(ctx, p.File)
 			if err != nil {
-				return err
+				return fmt.Errorf("file source: %w", err) // a *storage.Error names bucket and key
 			}
-			defer os.Remove(tmp)
-			if err := p.readParquet(ctx, mem, tmp, path, emit); err != nil {
-				return fmt.Errorf("%s (read from a local copy): %w", path, err)
-			}
-			return nil
+			return p.readParquet(ctx, mem, path, data, emit)
 		}
 		var err error
 		if r, err = p.src.openStore(ctx, p.File); err != nil {
@@ -78,7 +74,7 @@ func (p *Partition) Read(ctx context.Context, mem memory.Allocator, emit func(ar
 		}
 	} else {
 		if p.src.opts.Format == Parquet {
-			return p.readParquet(ctx, mem, path, path, emit)
+			return p.readParquet(ctx, mem, path, nil, emit)
 		}
 		f, err := os.Open(path)
 		if err != nil {

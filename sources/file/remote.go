@@ -3,10 +3,8 @@ package file
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"strings"
 )
@@ -60,25 +58,4 @@ func (s *Source) openStore(ctx context.Context, name string) (io.Reader, error) 
 		return nil, fmt.Errorf("file source: %w", err) // a *storage.Error names bucket and key
 	}
 	return bytes.NewReader(data), nil
-}
-
-// fetchParquet copies an object to a local temporary file for the Parquet
-// reader, which reads by path (internal/pqread, shared with lake); the
-// caller removes it.
-func (s *Source) fetchParquet(ctx context.Context, name string) (string, error) {
-	data, err := s.store.Read(ctx, name)
-	if err != nil {
-		return "", fmt.Errorf("file source: %w", err)
-	}
-	f, err := os.CreateTemp("", "millrace-s3-*.parquet")
-	if err != nil {
-		return "", fmt.Errorf("file source: %s: local copy for the Parquet reader: %w", s.where(name), err)
-	}
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(f.Name())
-		return "", fmt.Errorf("file source: %s: local copy for the Parquet reader: %w", s.where(name), errors.Join(werr, cerr))
-	}
-	return f.Name(), nil
 }
