@@ -116,52 +116,95 @@ func runWithCrash(t *testing.T, chunks [][]click, build func(*memsrc.Source) *mi
 // directory or s3://bucket/prefix).
 func runWithCrashIn(t *testing.T, dir string, chunks [][]click, build func(*memsrc.Source) *millrace.Stream, mode millrace.OutputMode, step string, crashBatch int64) [][]any {
 	t.Helper()
+	fault := &crash{step: step, batch: crashBatch}
+	r := restartRun{loc: dir, chunks: chunks, build: build, mode: mode, fault: fault.hook,
+		snapshotEvery: 1} // restarts read snapshots and deltas
+	rows := r.run(t)
+	if !fault.crashed && crashBatch >= 0 {
+		t.Fatalf("the query never reached step %s of batch %d", step, crashBatch)
+	}
+	return rows
+}
+
+// restartRun feeds chunks, one ProcessAllAvailable each, to the query build
+// makes, with its checkpoint at loc (a directory or s3://bucket/prefix) and
+// one recorder as its sink. When processing fails with errCrash (or an
+// error failed accepts) the query stops and starts again on the same
+// checkpoint and sink with the input added so far, as a new process would
+// see it, until the chunk is processed.
+type restartRun struct {
+	loc           string
+	chunks        [][]click
+	build         func(*memsrc.Source) *millrace.Stream
+	mode          millrace.OutputMode
+	fault         func(step string, batch int64) error // FaultInjection hook, or nil
+	snapshotEvery int                                  // MinDeltasForSnapshot; 0: the default
+	before        func(i int)                          // called before chunk i is processed
+	failed        func(err error) bool                 // an error other than errCrash: true restarts, false fails the test
+	stopAfter     func(i int) bool                     // also restart after chunk i
+	restarting    func()                               // called between the stop and the restart
+	restarts      int
+}
+
+// run returns every row the sink committed.
+func (r *restartRun) run(t *testing.T) [][]any {
+	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	rec := testutil.NewRecorder()
 	ctx := context.Background()
-	fault := &crash{step: step, batch: crashBatch}
 	start := func(added int) (*millrace.Query, *memsrc.Source) {
 		src := testutil.Must(memsrc.New(clickSchema, memsrc.Options{Allocator: mem}))
-		for _, c := range chunks[:added] {
+		for _, c := range r.chunks[:added] {
 			if _, err := src.AddRows(clickRows(c)...); err != nil {
 				t.Fatal(err)
 			}
 		}
-		q, err := build(src).WriteStream(rec).
-			OutputMode(mode).Allocator(mem).StatePartitions(4).
-			Checkpoint(dir).MinDeltasForSnapshot(1). // restarts read snapshots and deltas
-
-			FaultInjection(fault.hook).Start(ctx)
+		w := r.build(src).WriteStream(rec).OutputMode(r.mode).Allocator(mem).StatePartitions(4).Checkpoint(r.loc)
+		if r.snapshotEvery > 0 {
+			w = w.MinDeltasForSnapshot(r.snapshotEvery)
+		}
+		if r.fault != nil {
+			w = w.FaultInjection(r.fault)
+		}
+		q, err := w.Start(ctx)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("start %d: %v", r.restarts, err)
 		}
 		return q, src
 	}
+	restart := func(q *millrace.Query, added int) (*millrace.Query, *memsrc.Source) {
+		_ = q.Stop()
+		if r.restarting != nil {
+			r.restarting()
+		}
+		r.restarts++
+		return start(added)
+	}
 	q, src := start(0)
-	for i, c := range chunks {
+	for i, c := range r.chunks {
 		if _, err := src.AddRows(clickRows(c)...); err != nil {
 			t.Fatal(err)
 		}
-		err := q.ProcessAllAvailable(ctx)
-		if err == nil {
-			continue
+		if r.before != nil {
+			r.before(i)
 		}
-		if !errors.Is(err, errCrash) {
-			t.Fatal(err)
+		for {
+			err := q.ProcessAllAvailable(ctx)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, errCrash) && (r.failed == nil || !r.failed(err)) {
+				t.Fatalf("chunk %d: %v", i, err)
+			}
+			q, src = restart(q, i+1)
 		}
-		_ = q.Stop()
-		// restart: a new process would see the same input again
-		q, src = start(i + 1)
-		if err := q.ProcessAllAvailable(ctx); err != nil {
-			t.Fatal(err)
+		if r.stopAfter != nil && r.stopAfter(i) {
+			q, src = restart(q, i+1)
 		}
 	}
 	if err := q.Stop(); err != nil {
 		t.Fatal(err)
-	}
-	if !fault.crashed && crashBatch >= 0 {
-		t.Fatalf("the query never reached step %s of batch %d", step, crashBatch)
 	}
 	return rec.All()
 }

@@ -1,13 +1,11 @@
 package e2e_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/millrace/millrace"
 	"github.com/millrace/millrace/checkpoint"
 	"github.com/millrace/millrace/internal/s3test"
@@ -35,6 +33,7 @@ func TestS3FaultsMidRun(t *testing.T) {
 	for _, b := range want {
 		wantRows = append(wantRows, b...)
 	}
+	build := func(src *memsrc.Source) *millrace.Stream { return clickQuery(src, w, delay) }
 	faults := []func(){
 		func() { proxy.Down(); time.AfterFunc(time.Second, proxy.Up) },
 		func() { proxy.Throttle(3) },
@@ -45,11 +44,12 @@ func TestS3FaultsMidRun(t *testing.T) {
 
 	t.Run("ridden-out", func(t *testing.T) {
 		loc := fmt.Sprintf("s3://%s/queries/clicks", srv.NewBucket(t))
-		got := runWithFaults(t, loc, chunks, w, delay, func(i int) {
+		r := restartRun{loc: loc, chunks: chunks, build: build, mode: millrace.Update, before: func(i int) {
 			if i < len(faults) {
 				faults[i]()
 			}
-		}, nil)
+		}}
+		got := r.run(t)
 		if d := testutil.Diff(got, wantRows); d != "" {
 			t.Fatal(d)
 		}
@@ -62,14 +62,18 @@ func TestS3FaultsMidRun(t *testing.T) {
 		t.Setenv("AWS_MAX_ATTEMPTS", "2")
 		loc := fmt.Sprintf("s3://%s/queries/clicks", srv.NewBucket(t))
 		var stopErr error
-		got := runWithFaults(t, loc, chunks, w, delay, func(i int) {
-			if i == 3 {
-				proxy.Down()
-			}
-		}, func(err error) {
-			stopErr = err
-			proxy.Up()
-		})
+		r := restartRun{loc: loc, chunks: chunks, build: build, mode: millrace.Update,
+			before: func(i int) {
+				if i == 3 {
+					proxy.Down()
+				}
+			},
+			failed: func(err error) bool {
+				stopErr = err
+				proxy.Up()
+				return true
+			}}
+		got := r.run(t)
 		t.Logf("the outage stopped the query: %v", stopErr)
 		if stopErr == nil || !strings.Contains(stopErr.Error(), loc) || !strings.Contains(stopErr.Error(), "gave up after 2 attempts") {
 			t.Fatalf("the outage stopped the query with %v; want an error naming %s and the exhausted retries", stopErr, loc)
@@ -78,55 +82,4 @@ func TestS3FaultsMidRun(t *testing.T) {
 			t.Fatal(d)
 		}
 	})
-}
-
-// runWithFaults feeds chunks to the windowed click query, calling fault(i)
-// before chunk i is processed. An error stops the query; onErr sees it and
-// the query restarts from its checkpoint with the input added so far (as a
-// new process would); without onErr an error fails the test.
-func runWithFaults(t *testing.T, loc string, chunks [][]click, w windowSpec, delay time.Duration, fault func(int), onErr func(error)) [][]any {
-	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	rec := testutil.NewRecorder()
-	ctx := context.Background()
-	start := func(added int) (*millrace.Query, *memsrc.Source) {
-		src := testutil.Must(memsrc.New(clickSchema, memsrc.Options{Allocator: mem}))
-		for _, c := range chunks[:added] {
-			if _, err := src.AddRows(clickRows(c)...); err != nil {
-				t.Fatal(err)
-			}
-		}
-		q, err := clickQuery(src, w, delay).WriteStream(rec).
-			OutputMode(millrace.Update).Allocator(mem).StatePartitions(4).
-			Checkpoint(loc).Start(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return q, src
-	}
-	q, src := start(0)
-	for i, c := range chunks {
-		if _, err := src.AddRows(clickRows(c)...); err != nil {
-			t.Fatal(err)
-		}
-		fault(i)
-		err := q.ProcessAllAvailable(ctx)
-		if err == nil {
-			continue
-		}
-		if onErr == nil {
-			t.Fatalf("chunk %d: %v", i, err)
-		}
-		onErr(err)
-		_ = q.Stop()
-		q, src = start(i + 1)
-		if err := q.ProcessAllAvailable(ctx); err != nil {
-			t.Fatalf("after restart: %v", err)
-		}
-	}
-	if err := q.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	return rec.All()
 }

@@ -2,14 +2,12 @@ package e2e_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/millrace/millrace"
 	"github.com/millrace/millrace/checkpoint"
 	"github.com/millrace/millrace/exec"
@@ -46,65 +44,23 @@ func (c *multiCrash) hook(step string, batch int64) error {
 func runOnNewMachines(t *testing.T, loc, work string, chunks [][]click, build func(*memsrc.Source) *millrace.Stream,
 	mode millrace.OutputMode, plan restartPlan) [][]any {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	rec := testutil.NewRecorder()
-	ctx := context.Background()
 	fault := &multiCrash{at: plan.crashes, done: map[int64]bool{}}
-	restarts := 0
-	start := func(added int) (*millrace.Query, *memsrc.Source) {
-		src := testutil.Must(memsrc.New(clickSchema, memsrc.Options{Allocator: mem}))
-		for _, c := range chunks[:added] {
-			if _, err := src.AddRows(clickRows(c)...); err != nil {
+	r := restartRun{loc: loc, chunks: chunks, build: build, mode: mode, fault: fault.hook,
+		snapshotEvery: 3, // restores read a snapshot and deltas
+		stopAfter:     func(i int) bool { return plan.stopAfter[i] },
+		restarting: func() {
+			if err := os.RemoveAll(work); err != nil {
 				t.Fatal(err)
 			}
-		}
-		q, err := build(src).WriteStream(rec).
-			OutputMode(mode).Allocator(mem).StatePartitions(4).
-			Checkpoint(loc).MinDeltasForSnapshot(3). // restores read a snapshot and deltas
-			FaultInjection(fault.hook).Start(ctx)
-		if err != nil {
-			t.Fatalf("restart %d: %v", restarts, err)
-		}
-		return q, src
-	}
-	newMachine := func(q *millrace.Query, added int) (*millrace.Query, *memsrc.Source) {
-		_ = q.Stop()
-		if err := os.RemoveAll(work); err != nil {
-			t.Fatal(err)
-		}
-		restarts++
-		return start(added)
-	}
-	q, src := start(0)
-	for i, c := range chunks {
-		if _, err := src.AddRows(clickRows(c)...); err != nil {
-			t.Fatal(err)
-		}
-		for {
-			err := q.ProcessAllAvailable(ctx)
-			if err == nil {
-				break
-			}
-			if !errors.Is(err, errCrash) {
-				t.Fatal(err)
-			}
-			q, src = newMachine(q, i+1)
-		}
-		if plan.stopAfter[i] {
-			q, src = newMachine(q, i+1)
-		}
-	}
-	if err := q.Stop(); err != nil {
-		t.Fatal(err)
-	}
+		}}
+	rows := r.run(t)
 	if len(fault.done) != len(plan.crashes) {
 		t.Fatalf("the query crashed at %v, want %v", fault.done, plan.crashes)
 	}
-	if restarts < 3 {
-		t.Fatalf("%d restarts, want several", restarts)
+	if r.restarts < 3 {
+		t.Fatalf("%d restarts, want several", r.restarts)
 	}
-	return rec.All()
+	return rows
 }
 
 // TestS3StateSurvivesNewMachine: stateful queries with their checkpoint on

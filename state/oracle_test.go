@@ -23,7 +23,6 @@ func TestOracle(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer func() { s.Close() }()
-			type addr struct{ op, part int }
 			oracle := map[addr]map[string]string{}
 			key := func() []byte { return []byte(fmt.Sprintf("k%03d", rng.Intn(200))) }
 			for v := int64(0); v < 60; v++ {
@@ -41,27 +40,7 @@ func TestOracle(t *testing.T) {
 					if next[a] == nil {
 						next[a] = map[string]string{}
 					}
-					switch r := rng.Intn(10); {
-					case r < 7:
-						k, val := key(), []byte(fmt.Sprintf("v%d", rng.Intn(1000)))
-						txn.Put(a.op, a.part, k, val)
-						next[a][string(k)] = string(val)
-					case r < 9:
-						k := key()
-						txn.Delete(a.op, a.part, k)
-						delete(next[a], string(k))
-					default:
-						lo, hi := key(), key()
-						if bytes.Compare(lo, hi) > 0 {
-							lo, hi = hi, lo
-						}
-						txn.DeleteRange(a.op, a.part, lo, hi)
-						for k := range next[a] {
-							if k >= string(lo) && k < string(hi) {
-								delete(next[a], k)
-							}
-						}
-					}
+					applyRandomOp(rng, txn, a, next[a], key, []byte(fmt.Sprintf("v%d", rng.Intn(1000))))
 				}
 				if rng.Intn(8) == 0 {
 					txn.Abort()
@@ -113,5 +92,32 @@ func TestOracle(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// applyRandomOp applies one random change to txn at a and to m, the
+// oracle's rows there: a put of val (70 %), a delete (20 %) or a range
+// delete.
+func applyRandomOp(rng *rand.Rand, txn *Txn, a addr, m map[string]string, key func() []byte, val []byte) {
+	switch r := rng.Intn(10); {
+	case r < 7:
+		k := key()
+		txn.Put(a.op, a.part, k, val)
+		m[string(k)] = string(val)
+	case r < 9:
+		k := key()
+		txn.Delete(a.op, a.part, k)
+		delete(m, string(k))
+	default:
+		lo, hi := key(), key()
+		if bytes.Compare(lo, hi) > 0 {
+			lo, hi = hi, lo
+		}
+		txn.DeleteRange(a.op, a.part, lo, hi)
+		for k := range m {
+			if k >= string(lo) && k < string(hi) {
+				delete(m, k)
+			}
+		}
 	}
 }

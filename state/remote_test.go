@@ -1,7 +1,6 @@
 package state
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -20,12 +19,7 @@ import (
 // S3 server.
 func remoteLocation(t *testing.T) storage.Store {
 	t.Helper()
-	srv := s3test.Start(t)
-	srv.Setenv(t)
-	st, err := storage.Open(context.Background(), "s3://"+srv.NewBucket(t)+"/queries/q/state")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, st := s3test.Start(t).NewStore(t, "queries/q/state")
 	return st
 }
 
@@ -65,6 +59,7 @@ func (f *faultStore) Delete(ctx context.Context, name string) error {
 	return f.Store.Delete(ctx, name)
 }
 
+// addr is a state partition of an operator.
 type addr struct{ op, part int }
 
 // oracleState is what the store must hold: rows per (op, part).
@@ -93,27 +88,7 @@ func randomTxn(rng *rand.Rand, s *Store, v int64, o oracleState) (*Txn, oracleSt
 		if next[a] == nil {
 			next[a] = map[string]string{}
 		}
-		switch r := rng.Intn(10); {
-		case r < 7:
-			k, val := key(), []byte(fmt.Sprintf("v%d-%d", v, rng.Intn(1000)))
-			txn.Put(a.op, a.part, k, val)
-			next[a][string(k)] = string(val)
-		case r < 9:
-			k := key()
-			txn.Delete(a.op, a.part, k)
-			delete(next[a], string(k))
-		default:
-			lo, hi := key(), key()
-			if bytes.Compare(lo, hi) > 0 {
-				lo, hi = hi, lo
-			}
-			txn.DeleteRange(a.op, a.part, lo, hi)
-			for k := range next[a] {
-				if k >= string(lo) && k < string(hi) {
-					delete(next[a], k)
-				}
-			}
-		}
+		applyRandomOp(rng, txn, a, next[a], key, []byte(fmt.Sprintf("v%d-%d", v, rng.Intn(1000))))
 	}
 	return txn, next
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/millrace/millrace/catalog"
 	"github.com/millrace/millrace/internal/s3test"
 	"github.com/millrace/millrace/sources"
-	"github.com/millrace/millrace/storage"
 )
 
 // maxFileAge takes Spark's time strings.
@@ -44,14 +43,9 @@ func TestFilesMaxFileAge(t *testing.T) {
 // INTO's sink, both through package storage (not a local stat).
 func TestFilesOnS3(t *testing.T) {
 	srv := s3test.Start(t)
-	srv.Setenv(t)
-	loc := "s3://" + srv.NewBucket(t) + "/t"
+	loc, st := srv.NewStore(t, "t")
 	cols := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
 	tb, err := open(t, catalog.Decl{Format: "json", Location: loc, Columns: cols, Options: map[string]string{"maxfileage": "1h"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := storage.Open(context.Background(), loc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,8 +71,7 @@ func TestFilesOnS3(t *testing.T) {
 // first Parquet object, as a local one does of its first file.
 func TestParquetSchemaOnS3(t *testing.T) {
 	srv := s3test.Start(t)
-	srv.Setenv(t)
-	loc := "s3://" + srv.NewBucket(t) + "/events"
+	loc, st := srv.NewStore(t, "events")
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
@@ -91,10 +84,6 @@ func TestParquetSchemaOnS3(t *testing.T) {
 	defer rec.Release()
 	var buf bytes.Buffer
 	if err := pqarrow.WriteTable(array.NewTableFromRecords(schema, []arrow.RecordBatch{rec}), &buf, 1024, nil, pqarrow.DefaultWriterProps()); err != nil {
-		t.Fatal(err)
-	}
-	st, err := storage.Open(context.Background(), loc)
-	if err != nil {
 		t.Fatal(err)
 	}
 	for name, data := range map[string][]byte{"_SUCCESS": nil, "nested/x.parquet": []byte("not parquet"), "part-0.parquet": buf.Bytes()} {

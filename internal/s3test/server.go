@@ -2,6 +2,7 @@ package s3test
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -15,6 +16,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/millrace/millrace/storage"
+	_ "github.com/millrace/millrace/storage/s3store" // NewStore opens s3:// locations
 )
 
 // RequireEnv is the environment variable that turns a missing server from
@@ -256,4 +260,18 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// NewStore points package storage's S3 client at the server (Setenv) and
+// returns the location s3://<a new bucket>/<prefix> and the Store on it,
+// for tests that put or inspect objects there.
+func (s *Server) NewStore(t testing.TB, prefix string) (string, storage.Store) {
+	t.Helper()
+	s.Setenv(t)
+	loc := "s3://" + s.NewBucket(t) + "/" + prefix
+	st, err := storage.Open(context.Background(), loc)
+	if err != nil {
+		t.Fatalf("s3test: open %s: %v", loc, err)
+	}
+	return loc, st
 }

@@ -19,14 +19,7 @@ import (
 // and the Store on it.
 func s3Sink(t *testing.T) (string, storage.Store) {
 	t.Helper()
-	srv := s3test.Start(t)
-	srv.Setenv(t)
-	dir := "s3://" + srv.NewBucket(t) + "/out/clicks"
-	st, err := storage.Open(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir, st
+	return s3test.Start(t).NewStore(t, "out/clicks")
 }
 
 func objectNames(t *testing.T, st storage.Store) []string {

@@ -22,14 +22,7 @@ import (
 // Store to put objects there.
 func s3Dir(t *testing.T) (string, storage.Store) {
 	t.Helper()
-	srv := s3test.Start(t)
-	srv.Setenv(t)
-	loc := "s3://" + srv.NewBucket(t) + "/in/events"
-	st, err := storage.Open(context.Background(), loc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return loc, st
+	return s3test.Start(t).NewStore(t, "in/events")
 }
 
 func put(t *testing.T, st storage.Store, name, content string) {
