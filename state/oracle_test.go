@@ -65,26 +65,11 @@ func TestOracle(t *testing.T) {
 					var wantRows, wantBytes int64
 					for part := 0; part < 4; part++ {
 						want := oracle[addr{op, part}]
-						var keys []string
-						for k := range want {
-							keys = append(keys, k)
+						for k, val := range want {
 							wantRows++
-							wantBytes += int64(prefixLen + len(k) + len(want[k]))
+							wantBytes += int64(prefixLen + len(k) + len(val))
 						}
-						sort.Strings(keys)
-						var got []string
-						if err := s.Scan(op, part, func(k, val []byte) error {
-							if want[string(k)] != string(val) {
-								return fmt.Errorf("key %s = %s, want %s", k, val, want[string(k)])
-							}
-							got = append(got, string(k))
-							return nil
-						}); err != nil {
-							t.Fatalf("version %d op %d part %d: %v", v, op, part, err)
-						}
-						if fmt.Sprint(got) != fmt.Sprint(keys) {
-							t.Fatalf("version %d op %d part %d: keys %v, want %v", v, op, part, got, keys)
-						}
+						checkPart(t, s, v, op, part, want)
 					}
 					if !noCount && (m.NumRowsTotal != wantRows || m.MemoryUsedBytes != wantBytes) {
 						t.Fatalf("version %d op %d: rows %d bytes %d, want %d %d", v, op, m.NumRowsTotal, m.MemoryUsedBytes, wantRows, wantBytes)
@@ -119,5 +104,29 @@ func applyRandomOp(rng *rand.Rand, txn *Txn, a addr, m map[string]string, key fu
 				delete(m, k)
 			}
 		}
+	}
+}
+
+// checkPart compares the rows of one state partition with want, the
+// oracle's, in key order.
+func checkPart(t *testing.T, s *Store, v int64, op, part int, want map[string]string) {
+	t.Helper()
+	var keys []string
+	for k := range want {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var got []string
+	if err := s.Scan(op, part, func(k, val []byte) error {
+		if want[string(k)] != string(val) {
+			return fmt.Errorf("key %s = %s, want %q", k, val, want[string(k)])
+		}
+		got = append(got, string(k))
+		return nil
+	}); err != nil {
+		t.Fatalf("version %d op %d part %d: %v", v, op, part, err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(keys) {
+		t.Fatalf("version %d op %d part %d: keys %v, want %v", v, op, part, got, keys)
 	}
 }

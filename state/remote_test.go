@@ -7,7 +7,6 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -102,25 +101,7 @@ func checkOracle(t *testing.T, s *Store, v int64, o oracleState) {
 	}
 	for op := 0; op < 2; op++ {
 		for part := 0; part < 3; part++ {
-			want := o[addr{op, part}]
-			var keys []string
-			for k := range want {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			var got []string
-			if err := s.Scan(op, part, func(k, val []byte) error {
-				if want[string(k)] != string(val) {
-					return fmt.Errorf("key %s = %s, want %q", k, val, want[string(k)])
-				}
-				got = append(got, string(k))
-				return nil
-			}); err != nil {
-				t.Fatalf("version %d op %d part %d: %v", v, op, part, err)
-			}
-			if fmt.Sprint(got) != fmt.Sprint(keys) {
-				t.Fatalf("version %d op %d part %d: keys %v, want %v", v, op, part, got, keys)
-			}
+			checkPart(t, s, v, op, part, o[addr{op, part}])
 		}
 	}
 }

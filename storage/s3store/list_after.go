@@ -17,8 +17,11 @@ var _ storage.AfterLister = (*S3)(nil)
 // before it without returning them), sorted by name.
 func (s *S3) ListAfter(ctx context.Context, prefix, startAfter string) ([]storage.ObjectInfo, error) {
 	var out []storage.ObjectInfo
-	p := s3.NewListObjectsV2Paginator(s.client, &s3.ListObjectsV2Input{Bucket: &s.bucket,
-		Prefix: aws.String(s.key(prefix)), StartAfter: aws.String(s.key(startAfter))})
+	in := &s3.ListObjectsV2Input{Bucket: &s.bucket, Prefix: aws.String(s.key(prefix))}
+	if startAfter != "" {
+		in.StartAfter = aws.String(s.key(startAfter))
+	}
+	p := s3.NewListObjectsV2Paginator(s.client, in)
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
@@ -34,6 +37,7 @@ func (s *S3) ListAfter(ctx context.Context, prefix, startAfter string) ([]storag
 			}
 		}
 	}
+	// S3 lists in UTF-8 byte order already; compatible servers may not.
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }

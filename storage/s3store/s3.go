@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -231,26 +230,10 @@ func (s *S3) Write(ctx context.Context, name string, data []byte) error {
 	return nil
 }
 
-// List pages through ListObjectsV2 under the store's prefix + prefix.
+// List pages through ListObjectsV2 under the store's prefix + prefix
+// (ListAfter from the first key).
 func (s *S3) List(ctx context.Context, prefix string) ([]storage.ObjectInfo, error) {
-	var out []storage.ObjectInfo
-	p := s3.NewListObjectsV2Paginator(s.client, &s3.ListObjectsV2Input{Bucket: &s.bucket, Prefix: aws.String(s.key(prefix))})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, s.err("list", prefix, err)
-		}
-		for _, o := range page.Contents {
-			info := storage.ObjectInfo{Name: strings.TrimPrefix(aws.ToString(o.Key), s.prefix), Size: aws.ToInt64(o.Size)}
-			if o.LastModified != nil {
-				info.ModTime = *o.LastModified
-			}
-			out = append(out, info)
-		}
-	}
-	// S3 lists in UTF-8 byte order already; compatible servers may not.
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
+	return s.ListAfter(ctx, prefix, "")
 }
 
 // Delete removes the object; S3 answers success for a missing key.
