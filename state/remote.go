@@ -297,10 +297,22 @@ func (s *Store) applyDelta(ctx context.Context, st storage.Store, v int64) error
 	}
 	b := s.db.NewBatch()
 	defer b.Close()
-	if err := b.SetRepr(repr); err != nil {
+	if err := setRepr(b, repr); err != nil {
 		return fmt.Errorf("state: restore %s: %s is damaged: %v: %w", s.dir, objectPath(st, name), err, ErrRemoteGap)
 	}
 	return s.health.guard(fmt.Sprintf("restore version %d", v), func() error { return s.db.Apply(b, pebble.Sync) })
+}
+
+// setRepr loads a batch's bytes into b. Pebble's SetRepr decodes the
+// records and indexes out of range on malformed ones (a framed, checksummed
+// delta that holds no batch: FuzzRemoteFiles); that panic becomes an error.
+func setRepr(b *pebble.Batch, repr []byte) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("not a Pebble batch (%v)", r)
+		}
+	}()
+	return b.SetRepr(repr)
 }
 
 // applySnapshot writes every key of snapshot v into the (empty) store, the
