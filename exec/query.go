@@ -243,6 +243,11 @@ func newQuery(ctx context.Context, cfg Config) (*Query, error) {
 		return nil, fmt.Errorf("start: %w", err)
 	}
 	if cfg.CheckpointDir != "" {
+		for i, s := range c.scans {
+			if nr, ok := s.Source.(sources.NotReplayable); ok {
+				cfg.Logger.Warn("a checkpoint cannot make this source exactly once", "source", i, "name", s.Source.Name(), "reason", nr.NotReplayable())
+			}
+		}
 		ck, err := openCheckpointer(q)
 		if err != nil {
 			return nil, fmt.Errorf("start: %w", err)

@@ -63,6 +63,14 @@ type AvailableNow interface {
 	PrepareAvailableNow(ctx context.Context) error
 }
 
+// NotReplayable is implemented by sources that cannot re-read a range
+// after a restart (the socket source): a checkpoint cannot make them exactly
+// once. A query with a checkpoint logs the reason as a warning at Start,
+// as Spark warns of its socket source.
+type NotReplayable interface {
+	NotReplayable() string
+}
+
 // Describer is implemented by sources that report extra metrics in the
 // sources[] entries of progress events (Kafka lag, files pending…).
 type Describer interface {

@@ -30,7 +30,7 @@ func open(t *testing.T, d catalog.Decl) (catalog.Table, error) {
 }
 
 func TestFormatsRegistered(t *testing.T) {
-	if got := strings.Join(catalog.Names(), ","); got != "csv,delta,json,kafka,parquet,rate" {
+	if got := strings.Join(catalog.Names(), ","); got != "csv,delta,json,kafka,parquet,rate,socket" {
 		t.Fatalf("formats %s", got)
 	}
 }
@@ -61,6 +61,10 @@ func TestDeclarationErrors(t *testing.T) {
 		{catalog.Decl{Format: "rate", Options: map[string]string{"rowspersecond": "-5"}}, "rowspersecond", false, "must be positive"},
 		{catalog.Decl{Format: "rate", Options: map[string]string{"rowspersecnd": "5"}}, "rowspersecnd", false, `unknown option "rowspersecnd" for rate tables (did you mean "rowsPerSecond"?)`},
 		{catalog.Decl{Format: "rate", Columns: cols}, "", false, "rate schema"},
+		{catalog.Decl{Format: "socket", Options: map[string]string{"port": "9999"}}, "host", false, "need OPTIONS (host"},
+		{catalog.Decl{Format: "socket", Options: map[string]string{"host": "localhost", "port": "99999"}}, "port", false, "not a TCP port"},
+		{catalog.Decl{Format: "socket", Location: "/x", Options: map[string]string{"host": "localhost", "port": "1"}}, "location", false, "take no LOCATION"},
+		{catalog.Decl{Format: "socket", Columns: cols, Options: map[string]string{"host": "localhost", "port": "1"}}, "", false, "socket schema"},
 	} {
 		_, err := open(t, c.d)
 		if err == nil || !strings.Contains(err.Error(), c.msg) {

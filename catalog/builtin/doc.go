@@ -3,7 +3,8 @@
 //
 //	import _ "github.com/millrace/millrace/catalog/builtin"
 //
-// and CREATE TABLE … USING kafka, delta, parquet, json, csv or rate work.
+// and CREATE TABLE … USING kafka, delta, parquet, json, csv, rate or socket
+// work.
 // Options are Spark's, keys case-insensitive; an option a format does not
 // know is an error (Spark ignores it), so that a misspelt key does not go
 // unnoticed:
@@ -27,6 +28,9 @@
 //	csv     as json; header, sep (or delimiter).
 //	rate    rowsPerSecond, rampUpTime, numPartitions; Spark's rate schema
 //	        (timestamp, value); read only.
+//	socket  host, port (required), includeTimestamp; Spark's socket schema
+//	        (value, timestamp); read only, for tests and demos: it cannot
+//	        replay (package sources/socket).
 package builtin
 
 import "github.com/millrace/millrace/catalog"
@@ -38,4 +42,5 @@ func init() {
 	catalog.Register("json", openFiles)
 	catalog.Register("csv", openFiles)
 	catalog.Register("rate", openRate)
+	catalog.Register("socket", openSocket)
 }
