@@ -130,7 +130,8 @@ func (c *checkpointer) close() error {
 // and the sources may forget what it covers.
 func (c *checkpointer) sync() error {
 	if err := c.log.sync(); err != nil {
-		return err
+		// The writes run behind the batches: the failed one names its batch.
+		return fmt.Errorf("a checkpoint write queued earlier failed: %w", err)
 	}
 	return c.commitSources()
 }
@@ -341,7 +342,7 @@ func (c *checkpointer) writeOffsets(b *batchRun) error {
 	}
 	c.log.submit(func() error {
 		if err := c.dir.WriteOffsets(e); err != nil {
-			return err
+			return fmt.Errorf("batch %d: offsets log: %w", e.BatchID, err)
 		}
 		return c.q.fault(StepOffsetsWritten, e.BatchID)
 	})
@@ -385,7 +386,7 @@ func (c *checkpointer) commit(b *batchRun, nextWMUs int64) error {
 	e := checkpoint.CommitEntry{BatchID: b.id, NextBatchWatermarkMs: nextWMUs / 1000, Watermarks: c.q.wm.operators()}
 	c.log.submit(func() error {
 		if err := c.dir.WriteCommit(e); err != nil {
-			return err
+			return fmt.Errorf("batch %d: commit log: %w", e.BatchID, err)
 		}
 		if err := c.q.fault(StepCommitWritten, e.BatchID); err != nil {
 			return err
