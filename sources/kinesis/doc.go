@@ -63,5 +63,6 @@
 // sequenceNumber (string), approximateArrivalTimestamp (timestamp[us,
 // UTC]), as Spark's Kinesis connectors, and shardId (string).
 //
-// Read next: internal/kinesistest (the server the tests start).
+// Read next: internal/kinesistest (the server the tests start),
+// examples/kinesis_to_delta (the kill test).
 package kinesis
