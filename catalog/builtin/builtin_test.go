@@ -30,7 +30,7 @@ func open(t *testing.T, d catalog.Decl) (catalog.Table, error) {
 }
 
 func TestFormatsRegistered(t *testing.T) {
-	if got := strings.Join(catalog.Names(), ","); got != "csv,delta,json,kafka,parquet,rate,socket" {
+	if got := strings.Join(catalog.Names(), ","); got != "csv,delta,json,kafka,kinesis,parquet,rate,socket" {
 		t.Fatalf("formats %s", got)
 	}
 }
@@ -51,6 +51,10 @@ func TestDeclarationErrors(t *testing.T) {
 		{catalog.Decl{Format: "kafka", Options: map[string]string{"kafka.bootstrap.servers": "h:1", "subscribe": "a", "startingoffsets": "soon"}}, "startingoffsets", false, `StartingOffsets must be "earliest", "latest" or JSON`},
 		{catalog.Decl{Format: "kafka", Options: map[string]string{"kafka.bootstrap.servers": "h:1", "subscribe": "a", "failondataloss": "maybe"}}, "failondataloss", false, `"maybe" is not true or false`},
 		{catalog.Decl{Format: "kafka", Columns: arrow.NewSchema([]arrow.Field{{Name: "l", Type: arrow.ListOf(arrow.PrimitiveTypes.Int64)}}, nil), Options: map[string]string{"kafka.bootstrap.servers": "h:1", "subscribe": "a"}}, "", false, "column l: JSON values cannot be decoded"},
+		{catalog.Decl{Format: "kinesis"}, "streamname", true, "need option streamName"},
+		{catalog.Decl{Format: "kinesis", Options: map[string]string{"streamname": "s", "startingposition": "soon"}}, "startingposition", false, "must be TRIM_HORIZON, LATEST or AT_TIMESTAMP"},
+		{catalog.Decl{Format: "kinesis", Options: map[string]string{"streamname": "s", "startingtimestamp": "noon"}}, "startingtimestamp", false, "not an RFC 3339 time"},
+		{catalog.Decl{Format: "kinesis", Columns: cols, Options: map[string]string{"streamname": "s"}}, "", false, "leave out the column list"},
 		{catalog.Decl{Format: "delta"}, "path", true, "need a LOCATION"},
 		{catalog.Decl{Format: "delta", Location: "/a", Options: map[string]string{"path": "/b"}}, "path", false, "both LOCATION and OPTIONS (path …)"},
 		{catalog.Decl{Format: "delta", Location: "/a", Options: map[string]string{"startingversion": "x"}}, "startingversion", false, "not an integer"},

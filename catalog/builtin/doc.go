@@ -3,8 +3,8 @@
 //
 //	import _ "github.com/millrace/millrace/catalog/builtin"
 //
-// and CREATE TABLE … USING kafka, delta, parquet, json, csv, rate or socket
-// work.
+// and CREATE TABLE … USING kafka, kinesis, delta, parquet, json, csv, rate
+// or socket work.
 // Options are Spark's, keys case-insensitive; an option a format does not
 // know is an error (Spark ignores it), so that a misspelt key does not go
 // unnoticed:
@@ -18,6 +18,11 @@
 //	        decoded into those columns, which are the table's. INSERT INTO
 //	        writes the value column (string or binary, required) and key
 //	        (optional), as Spark's Kafka sink.
+//	kinesis streamName (required); startingPosition (TRIM_HORIZON, LATEST,
+//	        AT_TIMESTAMP), startingTimestamp (RFC 3339), maxRecordsPerTrigger,
+//	        failOnDataLoss, region, endpointUrl (a Kinesis-API server).
+//	        Credentials from the standard AWS chain. The schema is the
+//	        Kinesis source's; read only.
 //	delta   LOCATION or path (required); startingVersion, skipChangeCommits.
 //	        The column list is optional: the table's own schema is used.
 //	        PARTITIONED BY applies when INSERT INTO creates the table.
@@ -43,4 +48,5 @@ func init() {
 	catalog.Register("csv", openFiles)
 	catalog.Register("rate", openRate)
 	catalog.Register("socket", openSocket)
+	catalog.Register("kinesis", openKinesis)
 }
