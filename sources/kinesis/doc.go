@@ -54,6 +54,10 @@
 //     number; when false the loss is logged, counted in
 //     Metrics()["dataLossWarnings"], and reading goes on with the records
 //     left.
+//   - PrepareAvailableNow (the AvailableNow trigger) fixes the end at that
+//     instant: later triggers stop each shard at its first record that
+//     arrived at or after it (ApproximateArrivalTimestamp), so the run ends
+//     while records keep arriving.
 //   - Without MaxRecordsPerTrigger (or a ReadLimit), a trigger holds every
 //     available record in memory.
 //

@@ -28,6 +28,7 @@ type Source struct {
 	checked map[string]bool             // shards whose checkpointed sequence number was verified
 	cache   map[rangeKey][]types.Record // records LatestOffset read, for Read
 	metrics map[string]string
+	capAt   time.Time // PrepareAvailableNow's instant, or zero
 
 	lostEvents atomic.Int64 // data loss warnings (FailOnDataLoss=false)
 }
@@ -36,8 +37,9 @@ type Source struct {
 type rangeKey struct{ shard, from, until string }
 
 var (
-	_ sources.Source    = (*Source)(nil)
-	_ sources.Describer = (*Source)(nil)
+	_ sources.Source       = (*Source)(nil)
+	_ sources.Describer    = (*Source)(nil)
+	_ sources.AvailableNow = (*Source)(nil)
 )
 
 // New returns a source of the Kinesis stream named stream. It does not
@@ -112,6 +114,17 @@ func (s *Source) InitialOffset(ctx context.Context) (sources.Offset, error) {
 	}
 	s.initial = o.encode()
 	return s.initial, nil
+}
+
+// PrepareAvailableNow fixes the end of the stream at this instant
+// (Options.Clock): later triggers read only records that arrived before it
+// (by their ApproximateArrivalTimestamp), so that an AvailableNow query
+// ends even while records keep arriving.
+func (s *Source) PrepareAvailableNow(ctx context.Context) error {
+	s.mu.Lock()
+	s.capAt = s.opts.Clock()
+	s.mu.Unlock()
+	return nil
 }
 
 // reader is one shard being read by LatestOffset.
@@ -223,6 +236,22 @@ func parentsDone(sh shard, start, end offsets) bool {
 	return true
 }
 
+func (s *Source) capped() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.capAt
+}
+
+// arrivedBefore returns how many of recs, from the first, arrived before t.
+func arrivedBefore(recs []types.Record, t time.Time) int {
+	for i := range recs {
+		if a := recs[i].ApproximateArrivalTimestamp; a != nil && !a.Before(t) {
+			return i
+		}
+	}
+	return len(recs)
+}
+
 // maxEmptyReads bounds the empty answers in a row LatestOffset accepts from
 // a closed shard before leaving it for the next trigger.
 const maxEmptyReads = 20
@@ -267,8 +296,19 @@ func (s *Source) fetch(ctx context.Context, c api, readers []*reader, info map[s
 			if err != nil {
 				return 0, fmt.Errorf("kinesis: stream %s shard %s: read %s: %w", s.stream, r.id, r.from, explain(err))
 			}
-			r.recs = append(r.recs, res.Records...)
-			total += int64(len(res.Records))
+			recs := res.Records
+			if capAt := s.capped(); !capAt.IsZero() {
+				if k := arrivedBefore(recs, capAt); k < len(recs) {
+					// Past PrepareAvailableNow's instant: the shard is
+					// done for this AvailableNow run.
+					r.recs = append(r.recs, recs[:k]...)
+					total += int64(k)
+					r.active = false
+					continue
+				}
+			}
+			r.recs = append(r.recs, recs...)
+			total += int64(len(recs))
 			r.it = res.NextShardIterator
 			behind := aws.ToInt64(res.MillisBehindLatest)
 			switch {

@@ -235,3 +235,27 @@ func TestFailOnDataLoss(t *testing.T) {
 		t.Fatalf("metrics %v, log %v", m, logged)
 	}
 }
+
+// TestAvailableNow: after PrepareAvailableNow, triggers read only the
+// records that arrived before it, though more keep arriving.
+func TestAvailableNow(t *testing.T) {
+	srv := kinesistest.Start(t)
+	mem := checkedMem(t)
+	stream := srv.CreateStream(t, 2)
+	r := rand.New(rand.NewSource(5))
+	ctx := context.Background()
+	want := put(t, srv, stream, "before", 30, r)
+	s := newSource(t, srv, stream, Options{StartingPosition: TrimHorizon, MaxRecordsPerTrigger: 8})
+	start, err := s.InitialOffset(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // arrival times are in milliseconds
+	if err := s.PrepareAvailableNow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	put(t, srv, stream, "after", 20, r)
+	batches, _ := drain(t, mem, s, start, sources.ReadLimit{})
+	sameRecords(t, "AvailableNow", flatten(batches), want)
+}
