@@ -59,6 +59,9 @@ func (s *Server) Endpoint() string { return s.endpoint }
 // to install it.
 func Package() (string, error) {
 	if p := os.Getenv("MILLRACE_KINESALITE"); p != "" {
+		if _, err := os.Stat(filepath.Join(p, "package.json")); err != nil {
+			return "", fmt.Errorf("kinesistest: $MILLRACE_KINESALITE=%s is not kinesalite's package directory: %w", p, err)
+		}
 		return p, nil
 	}
 	if root, err := moduleRoot(); err == nil {
