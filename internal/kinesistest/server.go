@@ -381,3 +381,26 @@ func (s *Server) OpenShards(t testing.TB, stream string) []string {
 	}
 	return ids
 }
+
+// Recreate deletes the stream and creates it again under the same name with
+// shards shards, waiting until it is ACTIVE.
+func (s *Server) Recreate(t testing.TB, stream string, shards int32) {
+	t.Helper()
+	ctx := context.Background()
+	c := s.Client()
+	if _, err := c.DeleteStream(ctx, &kinesis.DeleteStreamInput{StreamName: &stream}); err != nil {
+		t.Fatalf("kinesistest: delete stream %s: %v", stream, err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err := c.CreateStream(ctx, &kinesis.CreateStreamInput{StreamName: &stream, ShardCount: &shards})
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("kinesistest: create stream %s again: %v", stream, err)
+		}
+		time.Sleep(5 * time.Millisecond) // still DELETING
+	}
+	s.WaitActive(t, stream)
+}

@@ -2,7 +2,6 @@ package kinesistest
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -64,5 +63,4 @@ func TestServerReshards(t *testing.T) {
 	if _, err := c.GetShardIterator(ctx2, &kinesis.GetShardIteratorInput{StreamName: &stream, ShardId: out.Shards[1].ShardId, ShardIteratorType: types.ShardIteratorTypeAtTimestamp, Timestamp: &ts}); err != nil {
 		t.Fatalf("AT_TIMESTAMP on an empty shard: %v", err)
 	}
-	_ = os.Getenv
 }

@@ -17,7 +17,8 @@
 //     (TRIM_HORIZON, or AT_TIMESTAMP with Unix milliseconds); plus closed,
 //     once the shard is closed and read to its end (GetRecords ended its
 //     iterator). A source offset is the JSON document
-//     {"stream":…,"shards":{"shardId-…":{"seq":…}|{"start":…,"ts":…},…}},
+//     {"stream":…,"shards":{"shardId-…":{"seq":…}|{"start":…,"ts":…},…}}
+//     (with "closed":true, and "reset":true, below),
 //     keys sorted, so equal offsets are equal strings.
 //   - range of a shard in a batch: the records after its position in the
 //     start offset up to and including the sequence number of its position
@@ -52,8 +53,12 @@
 //     (GetShardIterator AT_SEQUENCE_NUMBER). FailOnDataLoss (default true)
 //     makes a failed check an error naming the stream, shard and sequence
 //     number; when false the loss is logged, counted in
-//     Metrics()["dataLossWarnings"], and reading goes on with the records
-//     left.
+//     Metrics()["dataLossWarnings"], and the shard is read again from
+//     TRIM_HORIZON (the records left; on a recreated stream, the new
+//     stream's), the batch's end position saying so ("reset") so that a
+//     replay reads the same records. Records trimmed while a run is
+//     reading are not detected: the check is at a run's first read of
+//     each shard.
 //   - PrepareAvailableNow (the AvailableNow trigger) fixes the end at that
 //     instant: later triggers stop each shard at its first record that
 //     arrived at or after it (ApproximateArrivalTimestamp), so the run ends

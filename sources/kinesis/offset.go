@@ -20,6 +20,10 @@ type position struct {
 	// Closed is set once the shard is closed (split or merged) and read to
 	// its end: its children may be read from the next batch on.
 	Closed bool `json:"closed,omitempty"`
+	// Reset says that the batch ending here read the shard from
+	// TRIM_HORIZON, not after the start offset's sequence number: that one
+	// was lost (FailOnDataLoss=false). The next batch's end drops it.
+	Reset bool `json:"reset,omitempty"`
 }
 
 func (p position) String() string {

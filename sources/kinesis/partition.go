@@ -63,7 +63,7 @@ func (p *Partition) fetch(ctx context.Context, add func([]types.Record) error) e
 		return err
 	}
 	tctx, cancel := s.timeout(ctx)
-	it, err := iterator(tctx, c, p.Stream, p.Shard, p.From)
+	it, _, err := s.iterator(tctx, c, p.Stream, p.Shard, p.From)
 	cancel()
 	if err != nil {
 		return err

@@ -136,6 +136,7 @@ type reader struct {
 	active bool
 	ended  bool // the iterator ended: the shard is closed and read to its end
 	empty  int  // empty answers in a row from a closed shard
+	reset  bool // from is TRIM_HORIZON instead of start's sequence number (data loss allowed)
 }
 
 // LatestOffset lists the shards, reads the shards that may be read (open
@@ -161,6 +162,7 @@ func (s *Source) LatestOffset(ctx context.Context, start sources.Offset, limit s
 	end := offsets{Stream: s.stream, Shards: make(map[string]position, len(info))}
 	for id, p := range so.Shards {
 		if _, ok := info[id]; ok {
+			p.Reset = false // it tells PlanPartitions where start's batch began
 			end.Shards[id] = p
 			continue
 		}
@@ -182,13 +184,19 @@ func (s *Source) LatestOffset(ctx context.Context, start sources.Offset, limit s
 		if p.Closed || !parentsDone(info[id], so, end) {
 			continue
 		}
+		r := &reader{id: id, from: p, active: true}
 		if p.Seq != "" && !s.checked[id] {
-			if err := s.verify(ctx, c, id, p.Seq); err != nil {
+			lost, err := s.verify(ctx, c, id, p.Seq)
+			if err != nil {
 				return "", err
 			}
 			s.checked[id] = true
+			if lost {
+				// Allowed: the records left, from the oldest.
+				r.from, r.reset = position{Start: TrimHorizon}, true
+			}
 		}
-		readers = append(readers, &reader{id: id, from: p, active: true})
+		readers = append(readers, r)
 	}
 	maxRows := s.opts.MaxRecordsPerTrigger
 	if limit.MaxRows > 0 && (maxRows == 0 || limit.MaxRows < maxRows) {
@@ -205,7 +213,7 @@ func (s *Source) LatestOffset(ctx context.Context, start sources.Offset, limit s
 		if len(r.recs) > 0 {
 			last := aws.ToString(r.recs[len(r.recs)-1].SequenceNumber)
 			s.cache[rangeKey{r.id, r.from.String(), last}] = r.recs
-			p = position{Seq: last}
+			p = position{Seq: last, Reset: r.reset}
 		}
 		p.Closed = r.ended
 		end.Shards[r.id] = p
@@ -283,10 +291,13 @@ func (s *Source) fetch(ctx context.Context, c api, readers []*reader, info map[s
 			}
 			if r.it == nil {
 				tctx, cancel := s.timeout(ctx)
-				it, err := iterator(tctx, c, s.stream, r.id, r.from)
+				it, from, err := s.iterator(tctx, c, s.stream, r.id, r.from)
 				cancel()
 				if err != nil {
 					return 0, err
+				}
+				if from != r.from {
+					r.from, r.reset = from, true
 				}
 				r.it = it
 			}
@@ -336,30 +347,47 @@ func (s *Source) fetch(ctx context.Context, c api, readers []*reader, info map[s
 // sequence number is still in the shard: when it is gone (trimmed by
 // retention, or the stream was recreated) records after it may be gone
 // too.
-func (s *Source) verify(ctx context.Context, c api, id, seq string) error {
+func (s *Source) verify(ctx context.Context, c api, id, seq string) (lost bool, err error) {
 	tctx, cancel := s.timeout(ctx)
 	defer cancel()
 	res, err := c.GetShardIterator(tctx, &kinesis.GetShardIteratorInput{
 		StreamName: aws.String(s.stream), ShardId: aws.String(id),
 		ShardIteratorType: types.ShardIteratorTypeAtSequenceNumber, StartingSequenceNumber: aws.String(seq)})
 	if isInvalidArgument(err) {
-		return s.dataLoss(fmt.Sprintf("shard %s: checkpointed sequence number %s is not of this shard (the stream was recreated?): %v", id, seq, err))
+		return true, s.dataLoss(fmt.Sprintf("shard %s: checkpointed sequence number %s is not of this shard (the stream was recreated?): %v", id, seq, err))
 	}
 	if err != nil {
-		return fmt.Errorf("kinesis: stream %s shard %s: check checkpointed sequence number %s: %w", s.stream, id, seq, explain(err))
+		return false, fmt.Errorf("kinesis: stream %s shard %s: check checkpointed sequence number %s: %w", s.stream, id, seq, explain(err))
 	}
 	got, err := c.GetRecords(tctx, &kinesis.GetRecordsInput{ShardIterator: res.ShardIterator, Limit: aws.Int32(1)})
 	if err != nil {
-		return fmt.Errorf("kinesis: stream %s shard %s: check checkpointed sequence number %s: %w", s.stream, id, seq, explain(err))
+		return false, fmt.Errorf("kinesis: stream %s shard %s: check checkpointed sequence number %s: %w", s.stream, id, seq, explain(err))
 	}
 	if len(got.Records) == 1 && aws.ToString(got.Records[0].SequenceNumber) == seq {
-		return nil
+		return false, nil
 	}
 	next := ""
 	if len(got.Records) > 0 {
 		next = fmt.Sprintf(" (the next record left is %s)", aws.ToString(got.Records[0].SequenceNumber))
 	}
-	return s.dataLoss(fmt.Sprintf("shard %s: the record at checkpointed sequence number %s was trimmed%s: records after it may be lost", id, seq, next))
+	return true, s.dataLoss(fmt.Sprintf("shard %s: the record at checkpointed sequence number %s is no longer in the shard (trimmed by retention, or the stream was recreated)%s: records after it may be lost", id, seq, next))
+}
+
+// iterator returns a shard iterator at p. A sequence number the server
+// refuses (of a stream since deleted and created again) is data loss; when
+// that is allowed, the shard is read from TRIM_HORIZON.
+// It returns the position it used.
+func (s *Source) iterator(ctx context.Context, c api, stream, shardID string, p position) (*string, position, error) {
+	it, err := iterator(ctx, c, stream, shardID, p)
+	if err == nil || p.Seq == "" || !isInvalidArgument(err) {
+		return it, p, err
+	}
+	if err := s.dataLoss(fmt.Sprintf("shard %s: sequence number %s is refused: %v; reading from TRIM_HORIZON", shardID, p.Seq, err)); err != nil {
+		return nil, p, err
+	}
+	p = position{Start: TrimHorizon}
+	it, err = iterator(ctx, c, stream, shardID, p)
+	return it, p, err
 }
 
 // dataLoss fails with msg when FailOnDataLoss is set, and otherwise logs
@@ -436,13 +464,13 @@ func (s *Source) PlanPartitions(start, end sources.Offset) ([]sources.InputParti
 	for _, id := range sortedIDs(eo.Shards) {
 		e := eo.Shards[id]
 		from, ok := so.Shards[id]
-		if !ok {
+		if !ok || e.Reset {
 			from = position{Start: TrimHorizon}
 		}
 		if e.Seq == "" || e.Seq == from.Seq {
 			continue
 		}
-		if from.Seq != "" && compareSeq(e.Seq, from.Seq) < 0 {
+		if !e.Reset && from.Seq != "" && compareSeq(e.Seq, from.Seq) < 0 {
 			return nil, fmt.Errorf("kinesis: stream %s shard %s: end sequence number %s is before start %s (start %s, end %s)", s.stream, id, e.Seq, from.Seq, start, end)
 		}
 		from.Closed = false

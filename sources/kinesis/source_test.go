@@ -259,3 +259,45 @@ func TestAvailableNow(t *testing.T) {
 	batches, _ := drain(t, mem, s, start, sources.ReadLimit{})
 	sameRecords(t, "AvailableNow", flatten(batches), want)
 }
+
+// TestStreamRecreated: a checkpoint of a stream deleted and created again
+// under the same name names sequence numbers the new stream refuses: data
+// loss, or with FailOnDataLoss=false the new stream's records.
+func TestStreamRecreated(t *testing.T) {
+	srv := kinesistest.Start(t)
+	mem := checkedMem(t)
+	stream := srv.CreateStream(t, 1)
+	r := rand.New(rand.NewSource(6))
+	ctx := context.Background()
+	put(t, srv, stream, "old", 5, r)
+	s := newSource(t, srv, stream, Options{StartingPosition: TrimHorizon})
+	start, err := s.InitialOffset(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ckpt := drain(t, mem, s, start, sources.ReadLimit{})
+	srv.Recreate(t, stream, 1)
+	fresh := put(t, srv, stream, "new", 4, r)
+
+	_, err = newSource(t, srv, stream, Options{}).LatestOffset(ctx, ckpt, sources.ReadLimit{})
+	if err == nil || !strings.Contains(err.Error(), "stream was recreated") || !strings.Contains(err.Error(), "data loss") {
+		t.Fatalf("LatestOffset on the recreated stream: %v, want data loss", err)
+	}
+	f := false
+	s3 := newSource(t, srv, stream, Options{FailOnDataLoss: &f, Logf: func(string, ...any) {}})
+	end, err := s3.LatestOffset(ctx, ckpt, sources.ReadLimit{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameRecords(t, "the new stream", readBatch(t, mem, s3, ckpt, end), fresh)
+	if !strings.Contains(string(end), `"reset":true`) {
+		t.Fatalf("end offset %s does not say the batch began at TRIM_HORIZON", end)
+	}
+	replayer := newSource(t, srv, stream, Options{FailOnDataLoss: &f, Logf: func(string, ...any) {}})
+	sameRecords(t, "the batch replayed", readBatch(t, mem, replayer, ckpt, end), fresh)
+	// The next trigger drops the flag (an empty batch), then nothing moves.
+	batches, _ := drain(t, mem, s3, end, sources.ReadLimit{})
+	if len(flatten(batches)) != 0 || len(batches) > 1 {
+		t.Fatalf("after the reset: %d batches of %d rows, want at most one empty batch", len(batches), len(flatten(batches)))
+	}
+}
