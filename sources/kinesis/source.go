@@ -134,9 +134,10 @@ type reader struct {
 	it     *string
 	recs   []types.Record
 	active bool
-	ended  bool // the iterator ended: the shard is closed and read to its end
-	empty  int  // empty answers in a row from a closed shard
-	reset  bool // from is TRIM_HORIZON instead of start's sequence number (data loss allowed)
+	ended  bool  // the iterator ended: the shard is closed and read to its end
+	empty  int   // empty answers in a row from a closed shard
+	behind int64 // MillisBehindLatest of the last answer
+	reset  bool  // from is TRIM_HORIZON instead of start's sequence number (data loss allowed)
 }
 
 // LatestOffset lists the shards, reads the shards that may be read (open
@@ -218,7 +219,11 @@ func (s *Source) LatestOffset(ctx context.Context, start sources.Offset, limit s
 		p.Closed = r.ended
 		end.Shards[r.id] = p
 	}
-	s.recordMetrics(info, end, total, maxRows)
+	var behind int64
+	for _, r := range readers {
+		behind = max(behind, r.behind)
+	}
+	s.recordMetrics(info, end, total, maxRows, behind)
 	e := end.encode()
 	if e == start {
 		return start, nil
@@ -322,6 +327,7 @@ func (s *Source) fetch(ctx context.Context, c api, readers []*reader, info map[s
 			total += int64(len(recs))
 			r.it = res.NextShardIterator
 			behind := aws.ToInt64(res.MillisBehindLatest)
+			r.behind = behind
 			switch {
 			case r.it == nil:
 				r.active, r.ended = false, true
@@ -411,7 +417,7 @@ func sortedIDs(m map[string]position) []string {
 }
 
 // recordMetrics keeps the figures Metrics reports; s.mu is held.
-func (s *Source) recordMetrics(info map[string]shard, end offsets, read, maxRows int64) {
+func (s *Source) recordMetrics(info map[string]shard, end offsets, read, maxRows, behind int64) {
 	var open, ended int
 	for _, sh := range info {
 		if !sh.closed {
@@ -424,18 +430,20 @@ func (s *Source) recordMetrics(info map[string]shard, end offsets, read, maxRows
 		}
 	}
 	s.metrics = map[string]string{
-		"numShards":            strconv.Itoa(len(info)),
-		"openShards":           strconv.Itoa(open),
-		"closedShardsRead":     strconv.Itoa(ended),
-		"recordsRead":          strconv.FormatInt(read, 10),
-		"maxRecordsPerTrigger": strconv.FormatInt(maxRows, 10),
+		"numShards":             strconv.Itoa(len(info)),
+		"openShards":            strconv.Itoa(open),
+		"closedShardsRead":      strconv.Itoa(ended),
+		"recordsRead":           strconv.FormatInt(read, 10),
+		"maxRecordsPerTrigger":  strconv.FormatInt(maxRows, 10),
+		"maxMillisBehindLatest": strconv.FormatInt(behind, 10),
 	}
 }
 
 // Metrics reports, as of the last LatestOffset: numShards, openShards,
 // closedShardsRead (closed shards read to their end), recordsRead (the
-// trigger's records) and maxRecordsPerTrigger (the limit applied, 0 for
-// none); and dataLossWarnings (data loss skipped with FailOnDataLoss=false).
+// trigger's records), maxRecordsPerTrigger (the limit applied, 0 for
+// none) and maxMillisBehindLatest (the most any shard read was behind its
+// tip after the trigger's reads, as Kinesis reports it); and dataLossWarnings (data loss skipped with FailOnDataLoss=false).
 func (s *Source) Metrics() map[string]string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -45,7 +45,7 @@ func TestExactAcrossTriggersAndRestarts(t *testing.T) {
 		all = append(all, got...)
 		start = end
 	}
-	if m := s.Metrics(); m["numShards"] != "3" || m["maxRecordsPerTrigger"] != "40" || m["recordsRead"] != "40" {
+	if m := s.Metrics(); m["numShards"] != "3" || m["maxRecordsPerTrigger"] != "40" || m["recordsRead"] != "40" || m["maxMillisBehindLatest"] == "" {
 		t.Fatalf("metrics %v", m)
 	}
 
