@@ -33,6 +33,7 @@ const startTimeout = 60 * time.Second
 type Broker struct {
 	addr string
 	dir  string
+	sec  secureListeners
 	cmd  *exec.Cmd
 	log  *os.File
 
@@ -130,7 +131,7 @@ func start() (*Broker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("temp dir: %w", err)
 	}
-	ports, err := freePorts(2)
+	ports, err := freePorts(5)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -140,14 +141,19 @@ func start() (*Broker, error) {
 		dir:    dir,
 		exited: make(chan struct{}),
 	}
+	if b.sec, err = newSecureListeners(dir, ports[2], ports[3], ports[4]); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
 	props := filepath.Join(dir, "server.properties")
-	if err := os.WriteFile(props, []byte(serverProperties(ports[0], ports[1], filepath.Join(dir, "data"))), 0o644); err != nil {
+	if err := os.WriteFile(props, []byte(serverProperties(ports[0], ports[1], filepath.Join(dir, "data"), b.sec)), 0o600); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("write %s: %w", props, err)
 	}
 	cp := filepath.Join(LibsDir(), "*")
-	format := exec.Command("java", "-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", cp,
-		"kafka.tools.StorageTool", "format", "-t", clusterID, "-c", props, "--ignore-formatted")
+	format := exec.Command("java", append([]string{"-Xshare:auto", "-XX:TieredStopAtLevel=1", "-cp", cp,
+		"kafka.tools.StorageTool", "format", "-t", clusterID, "-c", props, "--ignore-formatted"},
+		scramFormatArgs()...)...)
 	if out, err := format.CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("format storage (kafka.tools.StorageTool format): %v\n%s", err, tail(out, 2000))
@@ -180,15 +186,15 @@ func start() (*Broker, error) {
 // for a throwaway broker).
 const clusterID = "bWlsbHJhY2VrYWZrYXRzdA"
 
-func serverProperties(port, controllerPort int, data string) string {
-	return strings.Join([]string{
+func serverProperties(port, controllerPort int, data string, sec secureListeners) string {
+	lines := []string{
 		"process.roles=broker,controller",
 		"node.id=1",
 		fmt.Sprintf("controller.quorum.voters=1@127.0.0.1:%d", controllerPort),
-		fmt.Sprintf("listeners=PLAINTEXT://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d", port, controllerPort),
-		fmt.Sprintf("advertised.listeners=PLAINTEXT://127.0.0.1:%d", port),
+		fmt.Sprintf("listeners=PLAINTEXT://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d,%s", port, controllerPort, sec.listeners()),
+		fmt.Sprintf("advertised.listeners=PLAINTEXT://127.0.0.1:%d,%s", port, sec.listeners()),
 		"controller.listener.names=CONTROLLER",
-		"listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+		"listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_SSL:SASL_SSL,SSL:SSL,SASL_PLAINTEXT:SASL_PLAINTEXT",
 		"inter.broker.listener.name=PLAINTEXT",
 		"log.dirs=" + data,
 		"num.partitions=1",
@@ -205,8 +211,8 @@ func serverProperties(port, controllerPort int, data string) string {
 		"log.initial.task.delay.ms=0",
 		"log.retention.check.interval.ms=300",
 		"log.segment.delete.delay.ms=0",
-		"",
-	}, "\n")
+	}
+	return strings.Join(append(lines, sec.properties()...), "\n") + "\n"
 }
 
 // waitReady waits until the broker accepts connections, answers metadata

@@ -11,6 +11,17 @@
 //   - broker: one JVM running kafka.Kafka with process.roles=broker,controller
 //     on two free loopback ports (PLAINTEXT for clients, CONTROLLER for the
 //     KRaft quorum), its log.dirs in a temporary directory.
+//   - secured listeners: three more listeners of the same broker, for the
+//     connectors' TLS and SASL tests (secure.go): SASL_SSL (TLS, then SASL
+//     PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 as SASLUser/SASLPassword),
+//     SSL (TLS requiring a client certificate) and SASL_PLAINTEXT. Their
+//     certificates (a CA, the broker's, a client's; ECDSA P-256, PEM) are
+//     generated at start (certs.go) and given to Kafka as a PEM keystore
+//     and truststore; the SCRAM credentials are written into the KRaft
+//     metadata by kafka-storage format --add-scram. They cost nothing
+//     measurable at startup (3–5 s with or without them on this machine),
+//     so every test binary's broker has them rather than starting a second
+//     JVM.
 //
 // # Invariants
 //
