@@ -22,6 +22,10 @@
 //     topic and batch.
 //   - Records are partitioned by key with the Java client's murmur2 hash, so
 //     equal keys land in the same partition as they would from Spark.
+//   - Options.Security is the source's TLS/SASL configuration
+//     (sources/kafka.Security), applied to the writer's transport; an
+//     authentication or TLS failure fails the batch with the source's
+//     explanation (brokers, mechanism, user; never the password).
 //
 // Read next: sources/kafka.
 package kafka

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/millrace/millrace/sinks"
+	kafkasrc "github.com/millrace/millrace/sources/kafka"
 	kgo "github.com/segmentio/kafka-go"
 )
 
@@ -35,11 +36,18 @@ type Options struct {
 	FlushRows int
 	// Timeout bounds the delivery of one flush (default 30s).
 	Timeout time.Duration
+	// Security configures TLS and SASL (default PLAINTEXT), as for the
+	// source. Its Password and KeyPEM never appear in Name or errors.
+	Security Security
 }
+
+// Security is the source's TLS and SASL configuration (sources/kafka).
+type Security = kafkasrc.Security
 
 // Sink writes rows to a Kafka topic. Create it with New.
 type Sink struct {
 	opts Options
+	auth *kafkasrc.Auth
 	w    *kgo.Writer
 }
 
@@ -62,8 +70,13 @@ func New(opts Options) (*Sink, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 30 * time.Second
 	}
-	return &Sink{opts: opts, w: &kgo.Writer{
+	auth, err := opts.Security.Build()
+	if err != nil {
+		return nil, fmt.Errorf("kafka sink: topic %s: %w", opts.Topic, err)
+	}
+	return &Sink{opts: opts, auth: auth, w: &kgo.Writer{
 		Addr:         kgo.TCP(opts.Brokers...),
+		Transport:    auth.Transport(&kgo.Transport{ClientID: "millrace"}),
 		Topic:        opts.Topic,
 		Balancer:     kgo.Murmur2Balancer{},
 		RequiredAcks: kgo.RequireAll,
@@ -77,8 +90,14 @@ func New(opts Options) (*Sink, error) {
 // Name describes the sink in progress events.
 func (s *Sink) Name() string { return fmt.Sprintf("KafkaSink[%s]", s.opts.Topic) }
 
-// Close closes the writer.
-func (s *Sink) Close() error { return s.w.Close() }
+// Close closes the writer and its connections.
+func (s *Sink) Close() error {
+	err := s.w.Close()
+	if tr, ok := s.w.Transport.(*kgo.Transport); ok {
+		tr.CloseIdleConnections()
+	}
+	return err
+}
 
 // Begin starts a batch. It never skips: the sink is at-least-once.
 func (s *Sink) Begin(ctx context.Context, info sinks.BatchInfo) (sinks.BatchWriter, error) {
@@ -173,7 +192,7 @@ func (b *batchWriter) flush(ctx context.Context) error {
 	defer cancel()
 	if err := b.s.w.WriteMessages(ctx, b.pending...); err != nil {
 		return fmt.Errorf("kafka sink: topic %s batch %d: delivering %d records (after %d delivered): %w",
-			b.s.opts.Topic, b.info.BatchID, len(b.pending), b.sent, err)
+			b.s.opts.Topic, b.info.BatchID, len(b.pending), b.sent, b.s.auth.Explain(b.s.opts.Brokers, err))
 	}
 	b.sent += int64(len(b.pending))
 	b.pending = b.pending[:0]

@@ -22,21 +22,26 @@ type partitionInfo struct {
 type admin struct {
 	brokers []string
 	timeout time.Duration
+	auth    *Auth
 }
 
-func newAdmin(brokers []string, timeout time.Duration) *admin {
-	return &admin{brokers: brokers, timeout: timeout}
+func newAdmin(brokers []string, timeout time.Duration, auth *Auth) *admin {
+	return &admin{brokers: brokers, timeout: timeout, auth: auth}
 }
 
 func (a *admin) newTransport() *kgo.Transport {
-	return &kgo.Transport{
+	return a.auth.Transport(&kgo.Transport{
 		Dial:     (&net.Dialer{Timeout: min(a.timeout, 5*time.Second)}).DialContext,
 		ClientID: "millrace",
-	}
+	})
 }
 
-// unreachable wraps the error of a broker that could not be reached.
+// unreachable wraps the error of a broker that could not be reached, or
+// explains a TLS or SASL failure (Auth.Explain).
 func (a *admin) unreachable(err error) error {
+	if e := a.auth.Explain(a.brokers, err); e != err {
+		return e
+	}
 	return fmt.Errorf("kafka: cannot reach brokers [%s]: %w; is the broker running?", strings.Join(a.brokers, ","), err)
 }
 

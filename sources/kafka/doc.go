@@ -36,6 +36,19 @@
 //   - A broker that cannot be reached makes InitialOffset/LatestOffset fail
 //     within Options.Timeout with "kafka: cannot reach brokers [...]: ...; is
 //     the broker running?".
+//   - Security (security.go), shared with the sink: Kafka's four
+//     security protocols. TLS trusts the PEM CAs given (or the system's),
+//     verifies the broker's certificate and host name unless
+//     InsecureSkipVerify is set explicitly, and presents a PEM client
+//     certificate when given one; SASL is PLAIN, SCRAM-SHA-256 or
+//     SCRAM-SHA-512 (kafka-go's sasl packages). Build validates the
+//     settings and reads the files once, in New. A wrong password, an
+//     untrusted broker certificate or a refused handshake is an error
+//     naming the brokers (and the mechanism and user), returned as fast as
+//     the broker answers, not a retry loop.
+//   - Secrets (Security.Password, KeyPEM: type Secret) print as "*****"
+//     with every fmt verb, in JSON and in slog; Name, errors, metrics and
+//     offsets never contain them.
 //
 // # Schema
 //

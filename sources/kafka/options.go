@@ -52,6 +52,9 @@ type Options struct {
 	// Clock returns the current time (default time.Now); used for
 	// MaxTriggerDelay.
 	Clock func() time.Time
+	// Security configures TLS and SASL (default PLAINTEXT). Its Password
+	// and KeyPEM never appear in Name, errors, logs or the checkpoint.
+	Security Security
 	// Logf receives warnings (skipped lost records). Default log.Printf.
 	Logf func(format string, args ...any)
 }

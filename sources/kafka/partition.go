@@ -200,14 +200,16 @@ func (p *Partition) lost(from, to int64) error {
 type connPool struct {
 	brokers []string
 	dialer  *kgo.Dialer
+	auth    *Auth
 	mu      sync.Mutex
 	idle    map[tp][]*kgo.Conn
 }
 
-func newConnPool(brokers []string, timeout time.Duration) *connPool {
+func newConnPool(brokers []string, timeout time.Duration, auth *Auth) *connPool {
 	return &connPool{
 		brokers: brokers,
-		dialer:  &kgo.Dialer{Timeout: min(timeout, 5*time.Second), ClientID: "millrace", DualStack: true},
+		dialer:  auth.Dialer(&kgo.Dialer{Timeout: min(timeout, 5*time.Second), ClientID: "millrace", DualStack: true}),
+		auth:    auth,
 		idle:    map[tp][]*kgo.Conn{},
 	}
 }
@@ -221,15 +223,19 @@ func (c *connPool) get(ctx context.Context, k tp) (*kgo.Conn, error) {
 		return conn, nil
 	}
 	c.mu.Unlock()
-	var errs []string
+	var errs []error
 	for _, b := range c.brokers {
 		conn, err := c.dialer.DialLeader(ctx, "tcp", b, k.Topic, int(k.Partition))
 		if err == nil {
 			return conn, nil
 		}
-		errs = append(errs, err.Error())
+		errs = append(errs, err)
 	}
-	return nil, fmt.Errorf("cannot reach the leader through brokers [%s]: %s; is the broker running?", strings.Join(c.brokers, ","), strings.Join(errs, "; "))
+	err := errors.Join(errs...)
+	if e := c.auth.Explain(c.brokers, err); e != err {
+		return nil, e
+	}
+	return nil, fmt.Errorf("cannot reach the leader through brokers [%s]: %w; is the broker running?", strings.Join(c.brokers, ","), err)
 }
 
 func (c *connPool) put(k tp, conn *kgo.Conn) {

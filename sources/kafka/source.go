@@ -48,13 +48,17 @@ func New(opts Options) (*Source, error) {
 		return nil, err
 	}
 	st, _ := parseStarting(o.StartingOffsets)
+	auth, err := o.Security.Build()
+	if err != nil {
+		return nil, err
+	}
 	return &Source{
 		opts:    o,
 		pattern: re,
 		start:   st,
 		schema:  Schema(),
-		admin:   newAdmin(o.Brokers, o.Timeout),
-		pool:    newConnPool(o.Brokers, o.Timeout),
+		admin:   newAdmin(o.Brokers, o.Timeout, auth),
+		pool:    newConnPool(o.Brokers, o.Timeout, auth),
 		sem:     make(chan struct{}, o.NumPartitionsFetchParallel),
 		metrics: map[string]string{},
 	}, nil
