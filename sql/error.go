@@ -48,6 +48,10 @@ func (e *Error) Error() string {
 
 // errorAt makes an Error at byte offset off of text.
 func errorAt(text string, off int, msg string) *Error {
+	// The line quoted may hold an OPTIONS value that is a secret (a
+	// password, a JAAS config): show it as stars.
+	text, secrets := redactSecrets(text)
+	msg = scrub(msg, secrets)
 	if off > len(text) {
 		off = len(text)
 	}

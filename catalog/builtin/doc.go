@@ -17,7 +17,13 @@
 //	        Kafka source refuses one), each record's value is a JSON document
 //	        decoded into those columns, which are the table's. INSERT INTO
 //	        writes the value column (string or binary, required) and key
-//	        (optional), as Spark's Kafka sink.
+//	        (optional), as Spark's Kafka sink. TLS and SASL with the Kafka
+//	        client's names (kafka_security.go): kafka.security.protocol,
+//	        kafka.sasl.mechanism (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512),
+//	        kafka.sasl.jaas.config (Plain/ScramLoginModule with username and
+//	        password), kafka.ssl.truststore.location/.certificates and
+//	        kafka.ssl.keystore.location/.certificate.chain/.key, PEM only.
+//	        Secret values never appear in errors (sql.SecretOption).
 //	kinesis streamName (required); startingPosition (TRIM_HORIZON, LATEST,
 //	        AT_TIMESTAMP), startingTimestamp (RFC 3339), maxRecordsPerTrigger,
 //	        failOnDataLoss, region, endpointUrl (a Kinesis-API server).

@@ -76,6 +76,9 @@ func openKafka(d catalog.Decl) (catalog.Table, error) {
 	} else if ok {
 		t.src.FailOnDataLoss = &b
 	}
+	if t.src.Security, err = kafkaSecurity(o); err != nil {
+		return nil, err
+	}
 	if err := o.Unknown(); err != nil {
 		return nil, err
 	}
@@ -136,7 +139,7 @@ func (t *kafkaTable) NewSink() (sinks.Sink, error) {
 	if t.topic == "" {
 		return nil, fmt.Errorf("kafka table %s has no topic option: it can be read, not written (add OPTIONS (topic '…'))", t.name)
 	}
-	return kafkasink.New(kafkasink.Options{Brokers: t.src.Brokers, Topic: t.topic})
+	return kafkasink.New(kafkasink.Options{Brokers: t.src.Brokers, Topic: t.topic, Security: t.src.Security})
 }
 
 // CheckWrite takes Spark's Kafka sink columns: value (string or binary)
