@@ -1,11 +1,20 @@
 package e2e_test
 
 import (
-	_ "github.com/millrace/millrace/storage/s3store"
+	"os"
 	"testing"
 
+	_ "github.com/millrace/millrace/storage/s3store"
+
+	"github.com/millrace/millrace/internal/kafkatest"
 	"github.com/millrace/millrace/internal/s3test"
 )
 
-// TestMain stops the S3 server (internal/s3test) if a test started one.
-func TestMain(m *testing.M) { s3test.Main(m) }
+// TestMain stops the S3 server (internal/s3test) and the Kafka broker
+// (internal/kafkatest) if a test started them.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	kafkatest.Stop()
+	s3test.Stop()
+	os.Exit(code)
+}

@@ -1,0 +1,221 @@
+package e2e_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/millrace/millrace"
+	_ "github.com/millrace/millrace/catalog/builtin"
+	"github.com/millrace/millrace/internal/kafkatest"
+	"github.com/millrace/millrace/internal/s3test"
+	"github.com/millrace/millrace/storage"
+	kafkago "github.com/segmentio/kafka-go"
+)
+
+// s3Secret is the AWS secret access key of the S3 variant: recognisable,
+// so that the test can grep for it (the test server does not check it).
+const s3Secret = "Aws-secret-c0ffee-never-in-logs"
+
+// lockedBuffer is a bytes.Buffer safe for slog's concurrent writers.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestSecretsNeverShown is issue 15's secrets rule: a Kafka → Kafka SQL
+// query over SASL_SSL (SCRAM-SHA-512, a password in the JAAS config) runs
+// to the end, restarts from its checkpoint, and fails on purpose in
+// several ways; the password (and, with the checkpoint on S3, the AWS
+// secret key) appears in none of the slog output, progress events (JSON),
+// EXPLAIN and DESCRIBE output, the errors, the checkpoint's files and the
+// records written.
+func TestSecretsNeverShown(t *testing.T) {
+	b := kafkatest.Start(t)
+	t.Run("local checkpoint", func(t *testing.T) {
+		checkSecrets(t, b, t.TempDir(), kafkatest.SASLPassword)
+	})
+	t.Run("s3 checkpoint", func(t *testing.T) {
+		srv := s3test.Start(t)
+		srv.Setenv(t)
+		t.Setenv("AWS_SECRET_ACCESS_KEY", s3Secret)
+		checkSecrets(t, b, "s3://"+srv.NewBucket(t)+"/checkpoints", kafkatest.SASLPassword, s3Secret)
+	})
+}
+
+func checkSecrets(t *testing.T, b *kafkatest.Broker, ckpt string, secrets ...string) {
+	var logs lockedBuffer
+	prev := slog.Default()
+	// log.Printf (the Kafka source's default Logf) goes to slog's default
+	// handler too once it is set.
+	slog.SetDefault(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	defer slog.SetDefault(prev)
+
+	in, out := kafkatest.TopicName(t), kafkatest.TopicName(t)
+	b.CreateTopic(t, in, 2, nil)
+	b.CreateTopic(t, out, 1, nil)
+	produce := func(lo, n int) {
+		var msgs []kafkago.Message
+		for i := lo; i < lo+n; i++ {
+			msgs = append(msgs, kafkago.Message{Partition: i % 2, Value: []byte(fmt.Sprintf("v%03d", i))})
+		}
+		b.Produce(t, in, msgs...)
+	}
+	produce(0, 40)
+
+	var shown []string // everything the user or an operator can see
+	ctx := context.Background()
+	se := millrace.NewSession()
+	exec := func(text string) *millrace.Result {
+		t.Helper()
+		r, err := se.Exec(ctx, text)
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		shown = append(shown, r.Text)
+		return r
+	}
+	fails := func(text string) {
+		t.Helper()
+		_, err := se.Exec(ctx, text)
+		if err == nil {
+			t.Fatalf("%s: no error", text)
+		}
+		shown = append(shown, err.Error())
+	}
+	jaas := func(pw string) string {
+		return `org.apache.kafka.common.security.scram.ScramLoginModule required username="` + kafkatest.SASLUser + `" password="` + pw + `";`
+	}
+	security := func(pw string) string {
+		return fmt.Sprintf(`kafka.bootstrap.servers '%s', kafka.security.protocol 'SASL_SSL', kafka.sasl.mechanism 'SCRAM-SHA-512', kafka.sasl.jaas.config '%s', kafka.ssl.truststore.location '%s'`,
+			b.SASLSSLAddr(), jaas(pw), b.CAFile())
+	}
+	exec(fmt.Sprintf("SET spark.sql.streaming.checkpointLocation = '%s'", ckpt))
+	exec("SET millrace.sql.trigger = 'available-now'")
+	exec(fmt.Sprintf("CREATE TABLE src USING kafka OPTIONS (%s, subscribe '%s', startingOffsets 'earliest')", security(kafkatest.SASLPassword), in))
+	exec(fmt.Sprintf("CREATE TABLE dst USING kafka OPTIONS (%s, topic '%s')", security(kafkatest.SASLPassword), out))
+	exec("DESCRIBE src")
+	exec("SHOW TABLES")
+	exec("EXPLAIN INSERT INTO dst SELECT key, value FROM src")
+
+	run := func() {
+		t.Helper()
+		r := exec("INSERT INTO dst SELECT key, value FROM src")
+		c, cancel := context.WithTimeout(ctx, 60*time.Second)
+		defer cancel()
+		if err := r.Query.AwaitTermination(c); err != nil {
+			t.Fatalf("query: %v", err)
+		}
+		shown = append(shown, r.Query.Explain(), fmt.Sprintf("%+v", r.Query.Status()), fmt.Sprintf("%+v", r.Query.Summary()))
+		for _, p := range r.Query.RecentProgress() {
+			shown = append(shown, p.JSON())
+		}
+	}
+	run()
+	produce(40, 25)
+	run() // from the checkpoint: only the 25 new records
+
+	// Exactly the 65 records, each once: the restart resumed at the
+	// checkpoint's offsets, read through SASL_SSL.
+	_, next := b.Offsets(t, out)
+	if next[0] != 65 {
+		t.Fatalf("%d records in %s, want 65", next[0], out)
+	}
+
+	// Failures on purpose, each with a secret in reach of its message.
+	const wrong = "Wrong-e2e-pw-77aa"
+	exec(fmt.Sprintf("CREATE TABLE bad USING kafka OPTIONS (%s, subscribe '%s', startingOffsets 'earliest')", security(wrong), in))
+	exec("SET spark.sql.streaming.checkpointLocation = ''")
+	// The query fails at start (its source's first offsets).
+	_, err := se.Exec(ctx, "INSERT INTO dst SELECT key, value FROM bad")
+	if err == nil || !strings.Contains(err.Error(), "SASL SCRAM-SHA-512 authentication") {
+		t.Fatalf("query with a wrong password: %v", err)
+	}
+	shown = append(shown, err.Error())
+	// The sink fails at its first batch.
+	exec(fmt.Sprintf("CREATE TABLE baddst USING kafka OPTIONS (%s, topic '%s')", security(wrong), out))
+	produce(65, 3)
+	exec(fmt.Sprintf("CREATE TABLE src2 USING kafka OPTIONS (%s, subscribe '%s', startingOffsets 'earliest')", security(kafkatest.SASLPassword), in))
+	r := exec("INSERT INTO baddst SELECT key, value FROM src2")
+	c, cancel := context.WithTimeout(ctx, 60*time.Second)
+	err = r.Query.AwaitTermination(c)
+	cancel()
+	if err == nil || !strings.Contains(err.Error(), "SASL SCRAM-SHA-512 authentication") {
+		t.Fatalf("query with a wrong sink password: %v", err)
+	}
+	shown = append(shown, err.Error(), fmt.Sprint(r.Query.Exception()), fmt.Sprintf("%+v", r.Query.Status()))
+	for _, p := range r.Query.RecentProgress() {
+		shown = append(shown, p.JSON())
+	}
+	fails(fmt.Sprintf("CREATE TABLE bad2 USING kafka OPTIONS (%s, subscribe '%s', bogus)", security(kafkatest.SASLPassword), in))
+	fails(fmt.Sprintf("CREATE TABLE bad3 USING kafka OPTIONS (%s, subscribe '%s', kafka.ssl.key.password '%s')", security(kafkatest.SASLPassword), in, kafkatest.SASLPassword))
+	fails(fmt.Sprintf("CREATE TABLE bad4 USING kafka OPTIONS (%s, subscribe '%s', kafka.sasl.mechanism 'PLAIN')", security(kafkatest.SASLPassword), in))
+	fails(fmt.Sprintf("CREATE TABLE bad5 USING kafka OPTIONS (kafka.bootstrap.servers 'x:1', subscribe 'y', kafka.security.protocol 'SASL_SSL', kafka.sasl.jaas.config '%s')", strings.TrimSuffix(jaas(kafkatest.SASLPassword), ";")))
+	fails(fmt.Sprintf("INSERT INTO dst SELECT key, value FROM src WHERE password = '%s' AND", kafkatest.SASLPassword))
+
+	// The checkpoint, every file of it.
+	exec(fmt.Sprintf("SET spark.sql.streaming.checkpointLocation = '%s'", ckpt))
+	st, err := storage.Open(ctx, ckpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := st.List(ctx, "")
+	if err != nil || len(objs) == 0 {
+		t.Fatalf("checkpoint %s: %d objects, %v", ckpt, len(objs), err)
+	}
+	for _, o := range objs {
+		data, err := st.Read(ctx, o.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shown = append(shown, o.Name+"\n"+string(data))
+	}
+	// The records written (their headers carry the query id).
+	conn, err := kafkago.DialLeader(ctx, "tcp", b.Addr(), out, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	batch := conn.ReadBatch(1, 10<<20)
+	for {
+		m, err := batch.ReadMessage()
+		if err != nil {
+			break
+		}
+		shown = append(shown, string(m.Value))
+		for _, h := range m.Headers {
+			shown = append(shown, h.Key+"="+string(h.Value))
+		}
+	}
+	batch.Close()
+	shown = append(shown, logs.String())
+
+	all := strings.Join(shown, "\n")
+	if !strings.Contains(all, "KafkaV2[Subscribe["+in+"]]") || !strings.Contains(all, `"batchId"`) || !strings.Contains(all, "offsets") {
+		t.Fatalf("the captured text lacks the progress events or the checkpoint:\n%.2000s", all)
+	}
+	for _, s := range append(secrets, wrong) {
+		if i := strings.Index(all, s); i >= 0 {
+			t.Errorf("secret %q shown: …%s…", s, all[max(0, i-300):min(len(all), i+100)])
+		}
+	}
+	t.Logf("%d texts, %d bytes checked (%d of slog output, %d checkpoint objects)", len(shown), len(all), len(logs.String()), len(objs))
+}
