@@ -139,6 +139,33 @@ func checkSecrets(t *testing.T, b *kafkatest.Broker, ckpt string, secrets ...str
 		t.Fatalf("%d records in %s, want 65", next[0], out)
 	}
 
+	// A warning through the log: records deleted by retention before they
+	// were read, skipped (failOnDataLoss false) and logged by the source.
+	lossy := kafkatest.TopicName(t)
+	b.CreateTopic(t, lossy, 1, map[string]string{"retention.ms": "3600000"})
+	old := time.Now().Add(-365 * 24 * time.Hour)
+	b.Produce(t, lossy, kafkago.Message{Value: []byte("old"), Time: old}, kafkago.Message{Value: []byte("old"), Time: old})
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if first, _ := b.Offsets(t, lossy); first[0] == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("retention did not delete the old records")
+		}
+	}
+	b.Produce(t, lossy, kafkago.Message{Value: []byte("new")})
+	exec(fmt.Sprintf(`CREATE TABLE lossy USING kafka OPTIONS (%s, subscribe '%s', startingOffsets '{"%s":{"0":0}}', failOnDataLoss 'false')`, security(kafkatest.SASLPassword), lossy, lossy))
+	exec(fmt.Sprintf("CREATE TABLE dst2 USING kafka OPTIONS (%s, topic '%s')", security(kafkatest.SASLPassword), out))
+	r := exec("INSERT INTO dst2 SELECT key, value FROM lossy")
+	c, cancel := context.WithTimeout(ctx, 60*time.Second)
+	if err := r.Query.AwaitTermination(c); err != nil {
+		t.Fatalf("query on %s: %v", lossy, err)
+	}
+	cancel()
+	if !strings.Contains(logs.String(), "were deleted before they were read") {
+		t.Fatalf("no data-loss warning in the log:\n%s", logs.String())
+	}
+
 	// Failures on purpose, each with a secret in reach of its message.
 	const wrong = "Wrong-e2e-pw-77aa"
 	exec(fmt.Sprintf("CREATE TABLE bad USING kafka OPTIONS (%s, subscribe '%s', startingOffsets 'earliest')", security(wrong), in))
@@ -153,8 +180,8 @@ func checkSecrets(t *testing.T, b *kafkatest.Broker, ckpt string, secrets ...str
 	exec(fmt.Sprintf("CREATE TABLE baddst USING kafka OPTIONS (%s, topic '%s')", security(wrong), out))
 	produce(65, 3)
 	exec(fmt.Sprintf("CREATE TABLE src2 USING kafka OPTIONS (%s, subscribe '%s', startingOffsets 'earliest')", security(kafkatest.SASLPassword), in))
-	r := exec("INSERT INTO baddst SELECT key, value FROM src2")
-	c, cancel := context.WithTimeout(ctx, 60*time.Second)
+	r = exec("INSERT INTO baddst SELECT key, value FROM src2")
+	c, cancel = context.WithTimeout(ctx, 60*time.Second)
 	err = r.Query.AwaitTermination(c)
 	cancel()
 	if err == nil || !strings.Contains(err.Error(), "SASL SCRAM-SHA-512 authentication") {
