@@ -23,6 +23,8 @@ import (
 //	kafka.ssl.keystore.certificate.chain the chain, inline
 //	kafka.ssl.keystore.key               the unencrypted key, inline
 //	kafka.ssl.keystore.type              PEM (the only type read)
+//	kafka.ssl.endpoint.identification.algorithm
+//	                                     https (default) or "" (chain checked, name not)
 //
 // Errors name the option, never a password or key: the JAAS config is
 // described, not quoted.
@@ -33,6 +35,15 @@ func kafkaSecurity(o *catalog.Options) (kafka.Security, error) {
 	for _, key := range []string{"kafka.ssl.truststore.type", "kafka.ssl.keystore.type"} {
 		if v, ok := o.String(key); ok && !strings.EqualFold(v, "PEM") {
 			return s, &catalog.OptionError{Key: key, Msg: fmt.Sprintf("option %s: %q is not read; only PEM files are (convert a JKS or PKCS12 store with keytool -exportcert -rfc, openssl pkcs12 -nodes)", key, v)}
+		}
+	}
+	if v, ok := o.String("kafka.ssl.endpoint.identification.algorithm"); ok {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "https":
+		case "":
+			s.SkipHostnameVerification = true
+		default:
+			return s, &catalog.OptionError{Key: "kafka.ssl.endpoint.identification.algorithm", Msg: fmt.Sprintf("option kafka.ssl.endpoint.identification.algorithm: %q: want https (check the broker's host name, the default) or '' (do not)", v)}
 		}
 	}
 	s.CAFile, _ = o.String("kafka.ssl.truststore.location")
@@ -67,7 +78,7 @@ func kafkaSecurity(o *catalog.Options) (kafka.Security, error) {
 			return s, &catalog.OptionError{Key: "kafka.sasl.jaas.config", Msg: `option kafka.sasl.jaas.config: username="…" and password="…" are both required`}
 		}
 	}
-	if s.Protocol == "" && (s.Mechanism != "" || s.Username != "" || s.CAFile != "" || len(s.CAPEM) > 0 || s.CertFile != "" || len(s.CertPEM) > 0 || s.KeyPEM != "") {
+	if s.Protocol == "" && (s.Mechanism != "" || s.SkipHostnameVerification || s.Username != "" || s.CAFile != "" || len(s.CAPEM) > 0 || s.CertFile != "" || len(s.CertPEM) > 0 || s.KeyPEM != "") {
 		// The Kafka client's default protocol is PLAINTEXT, which ignores
 		// the other security options; say so rather than connect without
 		// them.

@@ -74,14 +74,15 @@ func TestKafkaSecurityOptions(t *testing.T) {
 	scramJAAS := strings.Replace(plainJAAS, "plain.PlainLoginModule", "scram.ScramLoginModule", 1)
 	tb, err := open(t, catalog.Decl{Name: "k", Format: "kafka", Options: base(
 		"kafka.security.protocol", "SASL_SSL", "kafka.sasl.mechanism", "SCRAM-SHA-512", "kafka.sasl.jaas.config", scramJAAS,
-		"kafka.ssl.truststore.location", caFile, "kafka.ssl.truststore.type", "PEM", "kafka.ssl.keystore.location", ks)})
+		"kafka.ssl.truststore.location", caFile, "kafka.ssl.truststore.type", "PEM", "kafka.ssl.keystore.location", ks,
+		"kafka.ssl.endpoint.identification.algorithm", "")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := tb.(*kafkaTable).src.Security
 	want := kafka.Security{Protocol: "SASL_SSL", Mechanism: "SCRAM-SHA-512", Username: "u", Password: pw, CAFile: caFile, CertFile: ks, KeyFile: ks}
 	if got.Protocol != want.Protocol || got.Mechanism != want.Mechanism || got.Username != want.Username || got.Password != want.Password ||
-		got.CAFile != want.CAFile || got.CertFile != ks || got.KeyFile != ks {
+		got.CAFile != want.CAFile || got.CertFile != ks || got.KeyFile != ks || !got.SkipHostnameVerification {
 		t.Fatalf("security %+v, want %+v", got, want)
 	}
 	if _, err := tb.NewSink(); err != nil {
@@ -102,6 +103,7 @@ func TestKafkaSecurityOptions(t *testing.T) {
 		{base("kafka.security.protocol", "SSL", "kafka.ssl.truststore.type", "JKS"), "kafka.ssl.truststore.type", "only PEM"},
 		{base("kafka.security.protocol", "SASL_SSL", "kafka.sasl.mechanism", "GSSAPI", "kafka.sasl.jaas.config", plainJAAS), "kafka.sasl.jaas.config", "does not go with"},
 		{base("kafka.security.protocol", "SSL", "kafka.ssl.key.password", pw), "kafka.ssl.key.password", "unknown option"},
+		{base("kafka.security.protocol", "SSL", "kafka.ssl.endpoint.identification.algorithm", "dns"), "kafka.ssl.endpoint.identification.algorithm", "want https"},
 	} {
 		_, err := open(t, catalog.Decl{Name: "k", Format: "kafka", Options: c.opts})
 		var oe *catalog.OptionError

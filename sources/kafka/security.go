@@ -84,6 +84,11 @@ type Security struct {
 	// ServerName overrides the name checked against the broker's
 	// certificate (default: the host of the address dialled).
 	ServerName string
+	// SkipHostnameVerification checks the broker's certificate chain but
+	// not the name in it (Kafka's ssl.endpoint.identification.algorithm
+	// set to ""), for brokers whose certificates do not name the address
+	// the client dials.
+	SkipHostnameVerification bool
 	// InsecureSkipVerify accepts any broker certificate. Never implied: a
 	// certificate that does not verify is an error unless this is set.
 	InsecureSkipVerify bool
@@ -111,7 +116,7 @@ type Auth struct {
 // or a key.
 func (s Security) Build() (*Auth, error) {
 	hasTLS := s.CAFile != "" || len(s.CAPEM) > 0 || s.CertFile != "" || s.KeyFile != "" ||
-		len(s.CertPEM) > 0 || s.KeyPEM != "" || s.ServerName != "" || s.InsecureSkipVerify
+		len(s.CertPEM) > 0 || s.KeyPEM != "" || s.ServerName != "" || s.InsecureSkipVerify || s.SkipHostnameVerification
 	proto := strings.ToUpper(strings.TrimSpace(s.Protocol))
 	if proto == "" {
 		switch {
@@ -199,6 +204,23 @@ func (s Security) tlsConfig() (*tls.Config, string, error) {
 		cfg.RootCAs = pool
 		desc = "the CA in " + src
 	}
+	if s.SkipHostnameVerification && !s.InsecureSkipVerify {
+		// crypto/tls verifies chain and name together; turn both off and
+		// verify the chain alone once the handshake has the certificates.
+		roots := cfg.RootCAs
+		cfg.InsecureSkipVerify = true
+		cfg.VerifyConnection = func(st tls.ConnectionState) error {
+			if len(st.PeerCertificates) == 0 {
+				return errors.New("the broker sent no certificate")
+			}
+			opts := x509.VerifyOptions{Roots: roots, Intermediates: x509.NewCertPool()}
+			for _, c := range st.PeerCertificates[1:] {
+				opts.Intermediates.AddCert(c)
+			}
+			_, err := st.PeerCertificates[0].Verify(opts)
+			return err
+		}
+	}
 	certPEM, keyPEM := s.CertPEM, []byte(s.KeyPEM.Reveal())
 	certSrc := "Security.CertPEM"
 	if s.CertFile != "" {
@@ -283,7 +305,7 @@ func (cs *Auth) Explain(brokers []string, err error) error {
 	case errors.As(err, &ua):
 		return fmt.Errorf("kafka: TLS to brokers [%s]: the broker's certificate is not signed by %s: set the CA (kafka.ssl.truststore.location / Security.CAFile): %w", where, cs.trustDesc, err)
 	case errors.As(err, &hn):
-		return fmt.Errorf("kafka: TLS to brokers [%s]: the broker's certificate does not name the host dialled; set Security.ServerName: %w", where, err)
+		return fmt.Errorf("kafka: TLS to brokers [%s]: the broker's certificate does not name the host dialled; set Security.ServerName, or skip the name check (Security.SkipHostnameVerification, kafka.ssl.endpoint.identification.algorithm ''): %w", where, err)
 	case errors.As(err, &ci):
 		return fmt.Errorf("kafka: TLS to brokers [%s]: the broker's certificate is invalid: %w", where, err)
 	case cs.tls != nil && (strings.Contains(err.Error(), "remote error: tls: bad certificate") || strings.Contains(err.Error(), "remote error: tls: certificate required")):

@@ -40,6 +40,8 @@ func TestSecureListenersRead(t *testing.T) {
 		sec  Security
 	}{
 		"SSL+client-cert": {b.SSLAddr(), Security{Protocol: ProtocolSSL, CAFile: b.CAFile(), CertFile: cert, KeyFile: key}},
+		"SSL, host name not checked": {b.SSLAddr(), Security{Protocol: ProtocolSSL, CAFile: b.CAFile(), CertFile: cert, KeyFile: key,
+			ServerName: "broker.elsewhere.example", SkipHostnameVerification: true}},
 	}
 	for _, m := range kafkatest.Mechanisms {
 		cases["SASL_SSL/"+m] = struct {
@@ -110,6 +112,10 @@ func TestSecureErrors(t *testing.T) {
 			[]string{"not signed by the CA in " + otherCA, b.SASLSSLAddr()}},
 		{"system roots", b.SSLAddr(), Security{Protocol: ProtocolSSL},
 			[]string{"not signed by the system's trusted CAs", b.SSLAddr()}},
+		{"host name", b.SASLSSLAddr(), Security{Protocol: ProtocolSASLSSL, CAFile: b.CAFile(), ServerName: "broker.elsewhere.example", Mechanism: MechanismPlain, Username: kafkatest.SASLUser, Password: kafkatest.SASLPassword},
+			[]string{"does not name the host dialled", "kafka.ssl.endpoint.identification.algorithm"}},
+		{"host name not checked, chain still is", b.SASLSSLAddr(), Security{Protocol: ProtocolSASLSSL, CAFile: otherCA, SkipHostnameVerification: true, ServerName: "broker.elsewhere.example", Mechanism: MechanismPlain, Username: kafkatest.SASLUser, Password: kafkatest.SASLPassword},
+			[]string{"not signed by the CA in " + otherCA}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
