@@ -58,7 +58,7 @@ func kafkaSecurity(o *catalog.Options) (kafka.Security, error) {
 		s.CertPEM = []byte(v)
 	}
 	if v, ok := o.String("kafka.ssl.keystore.key"); ok {
-		s.KeyPEM = kafka.Secret(v)
+		s.KeyPEM = kafka.NewSecret(v)
 	}
 	if jaas, ok := o.String("kafka.sasl.jaas.config"); ok {
 		module, opts, err := parseJAAS(jaas)
@@ -73,12 +73,12 @@ func kafkaSecurity(o *catalog.Options) (kafka.Security, error) {
 			return s, &catalog.OptionError{Key: "kafka.sasl.jaas.config", Msg: fmt.Sprintf("option kafka.sasl.jaas.config: login module %s does not go with kafka.sasl.mechanism %s (PLAIN takes org.apache.kafka.common.security.plain.PlainLoginModule, SCRAM-SHA-256/512 org.apache.kafka.common.security.scram.ScramLoginModule)", module, orDefault(s.Mechanism, "PLAIN"))}
 		}
 		s.Username = opts["username"]
-		s.Password = kafka.Secret(opts["password"])
-		if s.Username == "" || s.Password == "" {
+		s.Password = kafka.NewSecret(opts["password"])
+		if s.Username == "" || s.Password.IsZero() {
 			return s, &catalog.OptionError{Key: "kafka.sasl.jaas.config", Msg: `option kafka.sasl.jaas.config: username="…" and password="…" are both required`}
 		}
 	}
-	if s.Protocol == "" && (s.Mechanism != "" || s.SkipHostnameVerification || s.Username != "" || s.CAFile != "" || len(s.CAPEM) > 0 || s.CertFile != "" || len(s.CertPEM) > 0 || s.KeyPEM != "") {
+	if s.Protocol == "" && (s.Mechanism != "" || s.SkipHostnameVerification || s.Username != "" || s.CAFile != "" || len(s.CAPEM) > 0 || s.CertFile != "" || len(s.CertPEM) > 0 || !s.KeyPEM.IsZero()) {
 		// The Kafka client's default protocol is PLAINTEXT, which ignores
 		// the other security options; say so rather than connect without
 		// them.

@@ -80,8 +80,8 @@ func TestKafkaSecurityOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := tb.(*kafkaTable).src.Security
-	want := kafka.Security{Protocol: "SASL_SSL", Mechanism: "SCRAM-SHA-512", Username: "u", Password: pw, CAFile: caFile, CertFile: ks, KeyFile: ks}
-	if got.Protocol != want.Protocol || got.Mechanism != want.Mechanism || got.Username != want.Username || got.Password != want.Password ||
+	want := kafka.Security{Protocol: "SASL_SSL", Mechanism: "SCRAM-SHA-512", Username: "u", Password: kafka.NewSecret(pw), CAFile: caFile, CertFile: ks, KeyFile: ks}
+	if got.Protocol != want.Protocol || got.Mechanism != want.Mechanism || got.Username != want.Username || got.Password.Reveal() != pw ||
 		got.CAFile != want.CAFile || got.CertFile != ks || got.KeyFile != ks || !got.SkipHostnameVerification {
 		t.Fatalf("security %+v, want %+v", got, want)
 	}

@@ -53,7 +53,7 @@ func TestSinkSecureListeners(t *testing.T) {
 		cases["SASL_SSL/"+m] = struct {
 			addr string
 			sec  Security
-		}{b.SASLSSLAddr(), Security{Protocol: kafkasrc.ProtocolSASLSSL, CAFile: b.CAFile(), Mechanism: m, Username: kafkatest.SASLUser, Password: kafkatest.SASLPassword}}
+		}{b.SASLSSLAddr(), Security{Protocol: kafkasrc.ProtocolSASLSSL, CAFile: b.CAFile(), Mechanism: m, Username: kafkatest.SASLUser, Password: kafkasrc.NewSecret(kafkatest.SASLPassword)}}
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -84,7 +84,7 @@ func TestSinkWrongPassword(t *testing.T) {
 	b.CreateTopic(t, topic, 1, nil)
 	const wrong = "Wrong-sink-pw-91c2"
 	s, err := New(Options{Brokers: []string{b.SASLSSLAddr()}, Topic: topic, Timeout: 20 * time.Second, Security: Security{
-		CAFile: b.CAFile(), Mechanism: kafkasrc.MechanismSCRAMSHA256, Username: kafkatest.SASLUser, Password: wrong}})
+		CAFile: b.CAFile(), Mechanism: kafkasrc.MechanismSCRAMSHA256, Username: kafkatest.SASLUser, Password: kafkasrc.NewSecret(wrong)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,5 +102,20 @@ func TestSinkWrongPassword(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), wrong) || strings.Contains(s.Name(), wrong) {
 		t.Error("error or Name shows the password")
+	}
+}
+
+// TestSinkPrintsNoSecret: the sink, printed whole, shows no secret.
+func TestSinkPrintsNoSecret(t *testing.T) {
+	const pw = "Hunter2-sink-print"
+	s, err := New(Options{Brokers: []string{"b:1"}, Topic: "t", Security: Security{Mechanism: kafkasrc.MechanismPlain, Username: "u", Password: kafkasrc.NewSecret(pw)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, out := range []string{s.Name(), fmt.Sprintf("%+v", s), fmt.Sprintf("%#v", s), fmt.Sprintf("%+v", s.auth), fmt.Sprintf("%+v", s.w.Transport)} {
+		if strings.Contains(out, pw) {
+			t.Fatalf("secret printed: %s", out)
+		}
 	}
 }

@@ -33,21 +33,32 @@ const (
 
 // Secret is a password or private key. It formats as "*****" with every
 // fmt verb, in JSON and in slog, so that printing Options (or an error
-// built from them) never shows it; Reveal returns the value.
-type Secret string
+// built from them) never shows it; Reveal returns the value. The value
+// sits behind a pointer so that even fmt's raw printing of a struct's
+// unexported fields (which calls no String method) shows an address, not
+// the secret. Make one with NewSecret; the zero Secret is empty.
+type Secret struct{ p *string }
+
+// NewSecret wraps s.
+func NewSecret(s string) Secret {
+	if s == "" {
+		return Secret{}
+	}
+	return Secret{&s}
+}
 
 const redacted = "*****"
 
 // String returns "*****" (or "" for an empty secret).
 func (s Secret) String() string {
-	if s == "" {
+	if s.IsZero() {
 		return ""
 	}
 	return redacted
 }
 
 // GoString returns the redacted form for %#v.
-func (s Secret) GoString() string { return `kafka.Secret("` + s.String() + `")` }
+func (s Secret) GoString() string { return `kafka.NewSecret("` + s.String() + `")` }
 
 // MarshalJSON writes the redacted form.
 func (s Secret) MarshalJSON() ([]byte, error) { return []byte(`"` + s.String() + `"`), nil }
@@ -58,8 +69,16 @@ func (s Secret) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 // LogValue logs the redacted form.
 func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
 
+// IsZero reports whether the secret is empty.
+func (s Secret) IsZero() bool { return s.p == nil || *s.p == "" }
+
 // Reveal returns the secret itself, for handing to the Kafka client.
-func (s Secret) Reveal() string { return string(s) }
+func (s Secret) Reveal() string {
+	if s.p == nil {
+		return ""
+	}
+	return *s.p
+}
 
 // Security configures TLS and SASL for the connections to the brokers,
 // shared by the source and the sink (sinks/kafka.Options.Security). The
@@ -116,7 +135,7 @@ type Auth struct {
 // or a key.
 func (s Security) Build() (*Auth, error) {
 	hasTLS := s.CAFile != "" || len(s.CAPEM) > 0 || s.CertFile != "" || s.KeyFile != "" ||
-		len(s.CertPEM) > 0 || s.KeyPEM != "" || s.ServerName != "" || s.InsecureSkipVerify || s.SkipHostnameVerification
+		len(s.CertPEM) > 0 || !s.KeyPEM.IsZero() || s.ServerName != "" || s.InsecureSkipVerify || s.SkipHostnameVerification
 	proto := strings.ToUpper(strings.TrimSpace(s.Protocol))
 	if proto == "" {
 		switch {
@@ -157,7 +176,7 @@ func (s Security) Build() (*Auth, error) {
 		cs.tls, cs.trustDesc = cfg, desc
 	}
 	if useSASL {
-		if s.Username == "" || s.Password == "" {
+		if s.Username == "" || s.Password.IsZero() {
 			return nil, fmt.Errorf("kafka: Security.Protocol %s needs Security.Username and Security.Password", proto)
 		}
 		cs.username = s.Username
@@ -165,7 +184,9 @@ func (s Security) Build() (*Auth, error) {
 		switch cs.mechName {
 		case "", MechanismPlain:
 			cs.mechName = MechanismPlain // Kafka's default sasl.mechanism
-			cs.mech = plain.Mechanism{Username: s.Username, Password: s.Password.Reveal()}
+			// A pointer, so that printing an Auth shows an address rather
+			// than the password.
+			cs.mech = &plain.Mechanism{Username: s.Username, Password: s.Password.Reveal()}
 		case MechanismSCRAMSHA256, MechanismSCRAMSHA512:
 			algo := scram.SHA256
 			if cs.mechName == MechanismSCRAMSHA512 {

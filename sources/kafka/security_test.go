@@ -48,11 +48,11 @@ func TestSecureListenersRead(t *testing.T) {
 			addr string
 			sec  Security
 		}{b.SASLSSLAddr(), Security{Protocol: ProtocolSASLSSL, CAFile: b.CAFile(), Mechanism: m,
-			Username: kafkatest.SASLUser, Password: kafkatest.SASLPassword}}
+			Username: kafkatest.SASLUser, Password: NewSecret(kafkatest.SASLPassword)}}
 		cases["SASL_PLAINTEXT/"+m] = struct {
 			addr string
 			sec  Security
-		}{b.SASLPlaintextAddr(), Security{Mechanism: m, Username: kafkatest.SASLUser, Password: kafkatest.SASLPassword}}
+		}{b.SASLPlaintextAddr(), Security{Mechanism: m, Username: kafkatest.SASLUser, Password: NewSecret(kafkatest.SASLPassword)}}
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -102,19 +102,19 @@ func TestSecureErrors(t *testing.T) {
 		sec        Security
 		want       []string
 	}{
-		{"wrong password PLAIN", b.SASLSSLAddr(), Security{Protocol: ProtocolSASLSSL, CAFile: b.CAFile(), Mechanism: MechanismPlain, Username: kafkatest.SASLUser, Password: wrong},
+		{"wrong password PLAIN", b.SASLSSLAddr(), Security{Protocol: ProtocolSASLSSL, CAFile: b.CAFile(), Mechanism: MechanismPlain, Username: kafkatest.SASLUser, Password: NewSecret(wrong)},
 			[]string{"SASL PLAIN authentication as user \"" + kafkatest.SASLUser + "\" failed", b.SASLSSLAddr(), "check the username and password"}},
-		{"wrong password SCRAM-SHA-256", b.SASLSSLAddr(), Security{Protocol: ProtocolSASLSSL, CAFile: b.CAFile(), Mechanism: MechanismSCRAMSHA256, Username: kafkatest.SASLUser, Password: wrong},
+		{"wrong password SCRAM-SHA-256", b.SASLSSLAddr(), Security{Protocol: ProtocolSASLSSL, CAFile: b.CAFile(), Mechanism: MechanismSCRAMSHA256, Username: kafkatest.SASLUser, Password: NewSecret(wrong)},
 			[]string{"SASL SCRAM-SHA-256 authentication", b.SASLSSLAddr()}},
-		{"wrong password SCRAM-SHA-512", b.SASLPlaintextAddr(), Security{Mechanism: MechanismSCRAMSHA512, Username: kafkatest.SASLUser, Password: wrong},
+		{"wrong password SCRAM-SHA-512", b.SASLPlaintextAddr(), Security{Mechanism: MechanismSCRAMSHA512, Username: kafkatest.SASLUser, Password: NewSecret(wrong)},
 			[]string{"SASL SCRAM-SHA-512 authentication", b.SASLPlaintextAddr(), "SASL_PLAINTEXT"}},
-		{"unknown CA", b.SASLSSLAddr(), Security{Protocol: ProtocolSASLSSL, CAFile: otherCA, Mechanism: MechanismPlain, Username: kafkatest.SASLUser, Password: kafkatest.SASLPassword},
+		{"unknown CA", b.SASLSSLAddr(), Security{Protocol: ProtocolSASLSSL, CAFile: otherCA, Mechanism: MechanismPlain, Username: kafkatest.SASLUser, Password: NewSecret(kafkatest.SASLPassword)},
 			[]string{"not signed by the CA in " + otherCA, b.SASLSSLAddr()}},
 		{"system roots", b.SSLAddr(), Security{Protocol: ProtocolSSL},
 			[]string{"not signed by the system's trusted CAs", b.SSLAddr()}},
-		{"host name", b.SASLSSLAddr(), Security{Protocol: ProtocolSASLSSL, CAFile: b.CAFile(), ServerName: "broker.elsewhere.example", Mechanism: MechanismPlain, Username: kafkatest.SASLUser, Password: kafkatest.SASLPassword},
+		{"host name", b.SASLSSLAddr(), Security{Protocol: ProtocolSASLSSL, CAFile: b.CAFile(), ServerName: "broker.elsewhere.example", Mechanism: MechanismPlain, Username: kafkatest.SASLUser, Password: NewSecret(kafkatest.SASLPassword)},
 			[]string{"does not name the host dialled", "kafka.ssl.endpoint.identification.algorithm"}},
-		{"host name not checked, chain still is", b.SASLSSLAddr(), Security{Protocol: ProtocolSASLSSL, CAFile: otherCA, SkipHostnameVerification: true, ServerName: "broker.elsewhere.example", Mechanism: MechanismPlain, Username: kafkatest.SASLUser, Password: kafkatest.SASLPassword},
+		{"host name not checked, chain still is", b.SASLSSLAddr(), Security{Protocol: ProtocolSASLSSL, CAFile: otherCA, SkipHostnameVerification: true, ServerName: "broker.elsewhere.example", Mechanism: MechanismPlain, Username: kafkatest.SASLUser, Password: NewSecret(kafkatest.SASLPassword)},
 			[]string{"not signed by the CA in " + otherCA}},
 	}
 	for _, c := range cases {

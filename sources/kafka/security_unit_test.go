@@ -13,7 +13,7 @@ import (
 // TestSecretRedacted: a Secret never prints, whatever prints it.
 func TestSecretRedacted(t *testing.T) {
 	const pw = "Hunter2-unit"
-	o := Options{Brokers: []string{"b:9092"}, Topics: []string{"t"}, Security: Security{Mechanism: "PLAIN", Username: "u", Password: pw, KeyPEM: pw}}
+	o := Options{Brokers: []string{"b:9092"}, Topics: []string{"t"}, Security: Security{Mechanism: "PLAIN", Username: "u", Password: NewSecret(pw), KeyPEM: NewSecret(pw)}}
 	js, _ := json.Marshal(o.Security)
 	var sb strings.Builder
 	slog.New(slog.NewTextHandler(&sb, nil)).Info("opts", "security", o.Security, "password", o.Security.Password)
@@ -23,7 +23,7 @@ func TestSecretRedacted(t *testing.T) {
 			t.Fatalf("secret printed: %s", s)
 		}
 	}
-	if Secret(pw).Reveal() != pw {
+	if NewSecret(pw).Reveal() != pw || !NewSecret("").IsZero() || (Secret{}).Reveal() != "" {
 		t.Fatal("Reveal")
 	}
 }
@@ -40,14 +40,14 @@ func TestSecurityValidation(t *testing.T) {
 		want string
 	}{
 		{Security{Protocol: "TLS"}, `Security.Protocol "TLS"`},
-		{Security{Protocol: ProtocolPlaintext, Mechanism: "PLAIN", Username: "u", Password: pw}, "Mechanism PLAIN is set but Security.Protocol is PLAINTEXT"},
+		{Security{Protocol: ProtocolPlaintext, Mechanism: "PLAIN", Username: "u", Password: NewSecret(pw)}, "Mechanism PLAIN is set but Security.Protocol is PLAINTEXT"},
 		{Security{Protocol: ProtocolSASLPlaintext, CAFile: "x"}, "TLS settings"},
 		{Security{Protocol: ProtocolSASLSSL, Username: "u"}, "needs Security.Username and Security.Password"},
-		{Security{Mechanism: "GSSAPI", Username: "u", Password: pw}, `Mechanism "GSSAPI"`},
+		{Security{Mechanism: "GSSAPI", Username: "u", Password: NewSecret(pw)}, `Mechanism "GSSAPI"`},
 		{Security{CAFile: filepath.Join(dir, "missing.pem")}, "missing.pem"},
 		{Security{CAFile: notPEM}, "holds no PEM certificate"},
 		{Security{CertFile: notPEM}, "needs both the certificate and its key"},
-		{Security{CertPEM: []byte("x"), KeyPEM: "-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n"}, "is encrypted"},
+		{Security{CertPEM: []byte("x"), KeyPEM: NewSecret("-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n")}, "is encrypted"},
 	} {
 		_, err := c.sec.Build()
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -59,13 +59,28 @@ func TestSecurityValidation(t *testing.T) {
 	}
 	for sec, proto := range map[*Security]string{
 		{}: ProtocolPlaintext,
-		{Mechanism: "SCRAM-SHA-512", Username: "u", Password: pw}:                   ProtocolSASLPlaintext,
-		{Mechanism: "PLAIN", Username: "u", Password: pw, InsecureSkipVerify: true}: ProtocolSASLSSL,
+		{Mechanism: "SCRAM-SHA-512", Username: "u", Password: NewSecret(pw)}:                   ProtocolSASLPlaintext,
+		{Mechanism: "PLAIN", Username: "u", Password: NewSecret(pw), InsecureSkipVerify: true}: ProtocolSASLSSL,
 		{InsecureSkipVerify: true}: ProtocolSSL,
 	} {
 		a, err := sec.Build()
 		if err != nil || a.protocol != proto {
 			t.Errorf("%+v: protocol %v, %v; want %s", *sec, a, err, proto)
+		}
+	}
+}
+
+// TestSourcePrintsNoSecret: printing the source itself (its unexported
+// fields, which fmt prints raw, without calling String) shows no secret.
+func TestSourcePrintsNoSecret(t *testing.T) {
+	const pw = "Hunter2-source-print"
+	s, err := New(Options{Brokers: []string{"b:9092"}, Topics: []string{"t"}, Security: Security{Mechanism: "PLAIN", Username: "u", Password: NewSecret(pw)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{fmt.Sprintf("%v", s), fmt.Sprintf("%+v", s), fmt.Sprintf("%#v", s), fmt.Sprintf("%+v", s.admin), fmt.Sprintf("%#v", s.pool)} {
+		if strings.Contains(out, pw) {
+			t.Fatalf("secret printed: %s", out)
 		}
 	}
 }
