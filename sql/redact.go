@@ -23,15 +23,30 @@ func SecretOption(key string) bool { return secretKey.MatchString(strings.Trim(k
 // span lines (an inline PEM key).
 var secretOption = regexp.MustCompile("([`'\"]?[A-Za-z_][\\w.]*[`'\"]?)(\\s*=?\\s*)('(?:[^'\\\\]|\\\\.|'')*'|\"(?:[^\"\\\\]|\\\\.)*\")")
 
+// inlinePassword finds a password inside any value: the userinfo of a URL
+// (postgres://user:pw@host) and a key=value connection string's
+// password=pw (libpq, JDBC, ODBC). Group 1 is the password.
+var inlinePassword = regexp.MustCompile(`(?i)(?:://[^/\s:@'"]*:([^@\s/'"]+)@|\b(?:password|passwd|pwd)\s*=\s*([^\s;&'"]+))`)
+
 // redactSecrets returns text with the characters of every secret option
 // value replaced by '*' (newlines kept, so byte offsets and lines stay
 // where they were), and the secret values found, to scrub from messages.
 func redactSecrets(text string) (string, []string) {
-	if !maybeSecret.MatchString(text) {
+	if !maybeSecret.MatchString(text) && !strings.Contains(text, "://") && !strings.Contains(strings.ToLower(text), "pwd") {
 		return text, nil // the common case: no secret-looking key at all
 	}
 	var secrets []string
 	b := []byte(text)
+	for _, m := range inlinePassword.FindAllStringSubmatchIndex(text, -1) {
+		lo, hi := m[2], m[3]
+		if lo < 0 {
+			lo, hi = m[4], m[5]
+		}
+		secrets = append(secrets, text[lo:hi])
+		for i := lo; i < hi; i++ {
+			b[i] = '*'
+		}
+	}
 	for _, m := range secretOption.FindAllStringSubmatchIndex(text, -1) {
 		if !SecretOption(text[m[2]:m[3]]) {
 			continue

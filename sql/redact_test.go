@@ -32,9 +32,21 @@ func TestErrorRedactsSecretOptions(t *testing.T) {
 			t.Errorf("ErrorAt: column %d:\n%v", e.Column, e)
 		}
 	}
+	// Passwords inside values: a URL's userinfo, a connection string's
+	// password=.
+	for _, text := range []string{
+		"CREATE TABLE p USING postgres OPTIONS (url 'postgres://app:" + pw + "@db:5432/x?sslmode=verify-full', bogus )",
+		"CREATE TABLE p USING postgres OPTIONS (dsn 'host=db user=app password=" + pw + " dbname=x', bogus )",
+		"CREATE TABLE p USING jdbc OPTIONS (url 'jdbc:postgresql://db/x?user=app&password=" + pw + "&ssl=true', bogus )",
+	} {
+		_, err := ParseStatement(text)
+		if err == nil || strings.Contains(err.Error(), pw) || !strings.Contains(err.Error(), "****") {
+			t.Errorf("%s: %v", text, err)
+		}
+	}
 	// Ordinary literals stay as they are.
-	e := ErrorAt("SELECT * FROM t WHERE key = 'k1' AND value = 'v'", 10, "x")
-	if !strings.Contains(e.Error(), "'k1'") {
+	e := ErrorAt("SELECT * FROM t WHERE key = 'k1' AND value = 'http://example.com/a:b'", 10, "x")
+	if !strings.Contains(e.Error(), "'k1'") || !strings.Contains(e.Error(), "http://example.com/a:b") {
 		t.Errorf("a key literal was redacted: %v", e)
 	}
 }
