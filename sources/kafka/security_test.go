@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,11 +36,18 @@ func TestSecureListenersRead(t *testing.T) {
 	p := newProducer(b, topic)
 	p.produce(t, 20, 0, 1)
 	cert, key := b.ClientCertFiles()
+	certPEM, err1 := os.ReadFile(cert)
+	keyPEM, err2 := os.ReadFile(key)
+	caPEM, err3 := os.ReadFile(b.CAFile())
+	if err := errors.Join(err1, err2, err3); err != nil {
+		t.Fatal(err)
+	}
 	cases := map[string]struct {
 		addr string
 		sec  Security
 	}{
 		"SSL+client-cert": {b.SSLAddr(), Security{Protocol: ProtocolSSL, CAFile: b.CAFile(), CertFile: cert, KeyFile: key}},
+		"SSL+inline PEM": {b.SSLAddr(), Security{CAPEM: caPEM, CertPEM: certPEM, KeyPEM: NewSecret(string(keyPEM))}},
 		"SSL, host name not checked": {b.SSLAddr(), Security{Protocol: ProtocolSSL, CAFile: b.CAFile(), CertFile: cert, KeyFile: key,
 			ServerName: "broker.elsewhere.example", SkipHostnameVerification: true}},
 	}
