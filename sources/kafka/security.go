@@ -6,6 +6,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -303,12 +304,22 @@ func (cs *Auth) Transport(t *kgo.Transport) *kgo.Transport {
 	return t
 }
 
+func (cs *Auth) mechDesc() string {
+	if cs.mech == nil {
+		return ""
+	}
+	return ", SASL " + cs.mechName
+}
+
 // Explain turns an authentication or TLS failure talking to brokers into an
 // error that says what to check; other errors come back unchanged. The
 // password is never part of it.
 func (cs *Auth) Explain(brokers []string, err error) error {
-	if cs == nil || err == nil {
-		return err
+	if err == nil {
+		return nil
+	}
+	if cs == nil {
+		cs = &Auth{protocol: ProtocolPlaintext}
 	}
 	where := strings.Join(brokers, ",")
 	if cs.mech != nil && errors.Is(err, kgo.SASLAuthenticationFailed) {
@@ -332,6 +343,9 @@ func (cs *Auth) Explain(brokers []string, err error) error {
 	case cs.tls != nil && (strings.Contains(err.Error(), "remote error: tls: bad certificate") || strings.Contains(err.Error(), "remote error: tls: certificate required")):
 		// crypto/tls reports a peer's alert only as text.
 		return fmt.Errorf("kafka: TLS to brokers [%s]: the broker refused the handshake; it probably requires a client certificate (kafka.ssl.keystore.location / Security.CertFile and KeyFile): %w", where, err)
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		// A listener of another protocol hangs up on the first request.
+		return fmt.Errorf("kafka: brokers [%s] closed the connection: the broker stopped, or its listener's security protocol is not this client's (%s%s): %w", where, cs.protocol, cs.mechDesc(), err)
 	case errors.As(err, &rec):
 		return fmt.Errorf("kafka: TLS to brokers [%s]: the broker did not answer TLS; is this a PLAINTEXT or SASL_PLAINTEXT listener? (%s): %w", where, cs.protocol, err)
 	}

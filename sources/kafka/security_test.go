@@ -47,7 +47,7 @@ func TestSecureListenersRead(t *testing.T) {
 		sec  Security
 	}{
 		"SSL+client-cert": {b.SSLAddr(), Security{Protocol: ProtocolSSL, CAFile: b.CAFile(), CertFile: cert, KeyFile: key}},
-		"SSL+inline PEM": {b.SSLAddr(), Security{CAPEM: caPEM, CertPEM: certPEM, KeyPEM: NewSecret(string(keyPEM))}},
+		"SSL+inline PEM":  {b.SSLAddr(), Security{CAPEM: caPEM, CertPEM: certPEM, KeyPEM: NewSecret(string(keyPEM))}},
 		"SSL, host name not checked": {b.SSLAddr(), Security{Protocol: ProtocolSSL, CAFile: b.CAFile(), CertFile: cert, KeyFile: key,
 			ServerName: "broker.elsewhere.example", SkipHostnameVerification: true}},
 	}
@@ -143,6 +143,23 @@ func TestSecureErrors(t *testing.T) {
 				t.Errorf("error shows the password")
 			}
 		})
+	}
+	// A client of another protocol than the listener's: an error saying so,
+	// not a hang.
+	for name, c := range map[string]struct {
+		addr string
+		sec  Security
+	}{
+		"TLS to PLAINTEXT":            {b.Addr(), Security{Protocol: ProtocolSSL, CAFile: b.CAFile()}},
+		"SASL_PLAINTEXT to SSL":       {b.SSLAddr(), Security{Mechanism: "PLAIN", Username: "u", Password: NewSecret("x")}},
+		"PLAINTEXT to SASL_SSL":       {b.SASLSSLAddr(), Security{}},
+		"PLAINTEXT to SASL_PLAINTEXT": {b.SASLPlaintextAddr(), Security{}},
+		"SSL to SASL_SSL":             {b.SASLSSLAddr(), Security{CAFile: b.CAFile()}},
+	} {
+		s := secureSource(t, c.addr, topic, c.sec)
+		if _, err := s.InitialOffset(context.Background()); err == nil || !strings.Contains(err.Error(), "closed the connection: the broker stopped, or its listener's security protocol is not this client's") {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 	// Without a client certificate the SSL listener refuses the handshake:
 	// an error, not a hang.
