@@ -13,6 +13,7 @@ import (
 	"github.com/millrace/millrace"
 	_ "github.com/millrace/millrace/catalog/builtin"
 	"github.com/millrace/millrace/internal/kafkatest"
+	"github.com/millrace/millrace/internal/kinesistest"
 	"github.com/millrace/millrace/internal/s3test"
 	"github.com/millrace/millrace/storage"
 	kafkago "github.com/segmentio/kafka-go"
@@ -58,15 +59,135 @@ func TestSecretsNeverShown(t *testing.T) {
 		t.Setenv("AWS_SECRET_ACCESS_KEY", s3Secret)
 		checkSecrets(t, b, "s3://"+srv.NewBucket(t)+"/checkpoints", kafkatest.SASLPassword, s3Secret)
 	})
+	t.Run("kinesis source", func(t *testing.T) {
+		checkKinesisSecrets(t, b)
+	})
+}
+
+// checkKinesisSecrets runs Kinesis → Kafka (SASL_SSL) with the AWS secret
+// key in the environment, and a query on a stream that does not exist;
+// neither the AWS secret key nor the Kafka password is shown.
+func checkKinesisSecrets(t *testing.T, b *kafkatest.Broker) {
+	srv := kinesistest.Start(t)
+	srv.Setenv(t)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", s3Secret)
+	logs := captureLogs(t)
+	stream := srv.CreateStream(t, 1)
+	srv.Put(t, stream, []string{"a", "b", "c"}, []string{"d1", "d2", "d3"})
+	out := kafkatest.TopicName(t)
+	b.CreateTopic(t, out, 1, nil)
+	ctx := context.Background()
+	se := millrace.NewSession()
+	var shown []string
+	exec := func(text string) *millrace.Result {
+		t.Helper()
+		r, err := se.Exec(ctx, text)
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		shown = append(shown, r.Text)
+		return r
+	}
+	ckpt := t.TempDir()
+	exec(fmt.Sprintf("SET spark.sql.streaming.checkpointLocation = '%s'", ckpt))
+	exec("SET millrace.sql.trigger = 'available-now'")
+	kinesisTable := func(name, stream string) {
+		exec(fmt.Sprintf("CREATE TABLE %s USING kinesis OPTIONS (streamName '%s', endpointUrl '%s', region 'us-east-1', startingPosition 'TRIM_HORIZON')", name, stream, srv.Endpoint()))
+	}
+	kinesisTable("ev", stream)
+	kinesisTable("gone", "no-such-stream")
+	jaas := `org.apache.kafka.common.security.plain.PlainLoginModule required username="` + kafkatest.SASLUser + `" password="` + kafkatest.SASLPassword + `";`
+	for _, name := range []string{"dst", "dst2"} {
+		exec(fmt.Sprintf("CREATE TABLE %s USING kafka OPTIONS (kafka.bootstrap.servers '%s', kafka.security.protocol 'SASL_SSL', kafka.sasl.jaas.config '%s', kafka.ssl.truststore.location '%s', topic '%s')",
+			name, b.SASLSSLAddr(), jaas, b.CAFile(), out))
+	}
+	exec("EXPLAIN INSERT INTO dst SELECT partitionKey AS key, data AS value FROM ev")
+	r := exec("INSERT INTO dst SELECT partitionKey AS key, data AS value FROM ev")
+	if err := r.Query.AwaitTermination(ctx); err != nil {
+		t.Fatal(err)
+	}
+	shown = append(shown, queryTexts(r.Query)...)
+	if _, next := b.Offsets(t, out); next[0] != 3 {
+		t.Fatalf("%d records in %s, want 3", next[0], out)
+	}
+	if r, err := se.Exec(ctx, "INSERT INTO dst2 SELECT partitionKey AS key, data AS value FROM gone"); err != nil {
+		shown = append(shown, err.Error())
+	} else {
+		err := r.Query.AwaitTermination(ctx)
+		if err == nil {
+			t.Fatal("a query on a missing stream succeeded")
+		}
+		shown = append(shown, err.Error())
+		shown = append(shown, queryTexts(r.Query)...)
+	}
+	shown = append(shown, checkpointTexts(t, ckpt)...)
+	shown = append(shown, logs.String())
+	all := grepSecrets(t, shown, s3Secret, kafkatest.SASLPassword)
+	if !strings.Contains(all, "no-such-stream") {
+		t.Fatalf("the missing stream's error was not captured:\n%.2000s", all)
+	}
+	t.Logf("%d texts, %d bytes checked", len(shown), len(all))
+}
+
+// captureLogs sends slog's default logger, and with it log.Printf (the
+// Kafka source's default Logf), to the returned buffer for the rest of the
+// test.
+func captureLogs(t *testing.T) *lockedBuffer {
+	logs := &lockedBuffer{}
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	return logs
+}
+
+// checkpointTexts returns every object of the checkpoint at ckpt, each
+// after its name.
+func checkpointTexts(t *testing.T, ckpt string) []string {
+	t.Helper()
+	ctx := context.Background()
+	st, err := storage.Open(ctx, ckpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := st.List(ctx, "")
+	if err != nil || len(objs) == 0 {
+		t.Fatalf("checkpoint %s: %d objects, %v", ckpt, len(objs), err)
+	}
+	var out []string
+	for _, o := range objs {
+		data, err := st.Read(ctx, o.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, o.Name+"\n"+string(data))
+	}
+	return out
+}
+
+// queryTexts is what a query shows of itself: EXPLAIN, status, summary and
+// every progress event as JSON.
+func queryTexts(q *millrace.Query) []string {
+	out := []string{q.Explain(), fmt.Sprintf("%+v", q.Status()), fmt.Sprintf("%+v", q.Summary()), fmt.Sprint(q.Exception())}
+	for _, p := range q.RecentProgress() {
+		out = append(out, p.JSON())
+	}
+	return out
+}
+
+// grepSecrets fails t for each secret found in shown.
+func grepSecrets(t *testing.T, shown []string, secrets ...string) string {
+	t.Helper()
+	all := strings.Join(shown, "\n")
+	for _, s := range secrets {
+		if i := strings.Index(all, s); i >= 0 {
+			t.Errorf("secret %q shown: …%s…", s, all[max(0, i-300):min(len(all), i+100)])
+		}
+	}
+	return all
 }
 
 func checkSecrets(t *testing.T, b *kafkatest.Broker, ckpt string, secrets ...string) {
-	var logs lockedBuffer
-	prev := slog.Default()
-	// log.Printf (the Kafka source's default Logf) goes to slog's default
-	// handler too once it is set.
-	slog.SetDefault(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
-	defer slog.SetDefault(prev)
+	logs := captureLogs(t)
 
 	in, out := kafkatest.TopicName(t), kafkatest.TopicName(t)
 	b.CreateTopic(t, in, 2, nil)
@@ -123,10 +244,7 @@ func checkSecrets(t *testing.T, b *kafkatest.Broker, ckpt string, secrets ...str
 		if err := r.Query.AwaitTermination(c); err != nil {
 			t.Fatalf("query: %v", err)
 		}
-		shown = append(shown, r.Query.Explain(), fmt.Sprintf("%+v", r.Query.Status()), fmt.Sprintf("%+v", r.Query.Summary()))
-		for _, p := range r.Query.RecentProgress() {
-			shown = append(shown, p.JSON())
-		}
+		shown = append(shown, queryTexts(r.Query)...)
 	}
 	run()
 	produce(40, 25)
@@ -187,10 +305,8 @@ func checkSecrets(t *testing.T, b *kafkatest.Broker, ckpt string, secrets ...str
 	if err == nil || !strings.Contains(err.Error(), "SASL SCRAM-SHA-512 authentication") {
 		t.Fatalf("query with a wrong sink password: %v", err)
 	}
-	shown = append(shown, err.Error(), fmt.Sprint(r.Query.Exception()), fmt.Sprintf("%+v", r.Query.Status()))
-	for _, p := range r.Query.RecentProgress() {
-		shown = append(shown, p.JSON())
-	}
+	shown = append(shown, err.Error())
+	shown = append(shown, queryTexts(r.Query)...)
 	fails(fmt.Sprintf("CREATE TABLE bad2 USING kafka OPTIONS (%s, subscribe '%s', bogus)", security(kafkatest.SASLPassword), in))
 	fails(fmt.Sprintf("CREATE TABLE bad3 USING kafka OPTIONS (%s, subscribe '%s', kafka.ssl.key.password '%s')", security(kafkatest.SASLPassword), in, kafkatest.SASLPassword))
 	fails(fmt.Sprintf("CREATE TABLE bad4 USING kafka OPTIONS (%s, subscribe '%s', kafka.sasl.mechanism 'PLAIN')", security(kafkatest.SASLPassword), in))
@@ -198,22 +314,8 @@ func checkSecrets(t *testing.T, b *kafkatest.Broker, ckpt string, secrets ...str
 	fails(fmt.Sprintf("INSERT INTO dst SELECT key, value FROM src WHERE password = '%s' AND", kafkatest.SASLPassword))
 
 	// The checkpoint, every file of it.
-	exec(fmt.Sprintf("SET spark.sql.streaming.checkpointLocation = '%s'", ckpt))
-	st, err := storage.Open(ctx, ckpt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs, err := st.List(ctx, "")
-	if err != nil || len(objs) == 0 {
-		t.Fatalf("checkpoint %s: %d objects, %v", ckpt, len(objs), err)
-	}
-	for _, o := range objs {
-		data, err := st.Read(ctx, o.Name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		shown = append(shown, o.Name+"\n"+string(data))
-	}
+	ckptTexts := checkpointTexts(t, ckpt)
+	shown = append(shown, ckptTexts...)
 	// The records written (their headers carry the query id).
 	conn, err := kafkago.DialLeader(ctx, "tcp", b.Addr(), out, 0)
 	if err != nil {
@@ -235,14 +337,9 @@ func checkSecrets(t *testing.T, b *kafkatest.Broker, ckpt string, secrets ...str
 	batch.Close()
 	shown = append(shown, logs.String())
 
-	all := strings.Join(shown, "\n")
+	all := grepSecrets(t, shown, append(secrets, wrong)...)
 	if !strings.Contains(all, "KafkaV2[Subscribe["+in+"]]") || !strings.Contains(all, `"batchId"`) || !strings.Contains(all, "offsets") {
 		t.Fatalf("the captured text lacks the progress events or the checkpoint:\n%.2000s", all)
 	}
-	for _, s := range append(secrets, wrong) {
-		if i := strings.Index(all, s); i >= 0 {
-			t.Errorf("secret %q shown: …%s…", s, all[max(0, i-300):min(len(all), i+100)])
-		}
-	}
-	t.Logf("%d texts, %d bytes checked (%d of slog output, %d checkpoint objects)", len(shown), len(all), len(logs.String()), len(objs))
+	t.Logf("%d texts, %d bytes checked (%d of slog output, %d checkpoint objects)", len(shown), len(all), len(logs.String()), len(ckptTexts))
 }
