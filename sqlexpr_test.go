@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/millrace/millrace"
 	"github.com/millrace/millrace/bench/nexmark"
 	"github.com/millrace/millrace/internal/testutil"
@@ -122,5 +123,20 @@ func TestExprErrors(t *testing.T) {
 	// A valid Expr is the builder's expression.
 	if got, want := millrace.Expr("amount * 0.908 AS euros").String(), millrace.Col("amount").Times(0.908).As("euros").String(); got != want {
 		t.Fatalf("Expr: %s, want %s", got, want)
+	}
+}
+
+// CAST(binary AS STRING), as on a Kafka value, reads the bytes as UTF-8
+// (invalid sequences as U+FFFD); CAST(string AS BINARY) keeps the bytes.
+func TestCastBinaryAndString(t *testing.T) {
+	schema := arrow.NewSchema([]arrow.Field{{Name: "value", Type: arrow.BinaryTypes.Binary, Nullable: true}}, nil)
+	src := testutil.Must(memsrc.New(schema, memsrc.Options{}))
+	if _, err := src.AddRows([]any{[]byte(`{"user":1}`)}, []any{nil}, []any{[]byte("caf\xe9")}); err != nil {
+		t.Fatal(err)
+	}
+	got := runAll(t, millrace.ReadStream(src).SelectExpr("CAST(value AS STRING) AS s", "CAST(CAST(value AS STRING) AS BINARY) AS b"), millrace.Append)
+	want := [][]any{{`{"user":1}`, []byte(`{"user":1}`)}, {nil, nil}, {"caf\uFFFD", []byte("caf\uFFFD")}}
+	if d := testutil.Diff(got, want); d != "" {
+		t.Fatal(d)
 	}
 }

@@ -28,6 +28,8 @@ import (
 //   - string → number/bool/timestamp parses (after trimming whitespace) and
 //     yields null when the text does not parse; string → integer accepts and
 //     drops a fractional part ("1.9" → 1) and yields null on overflow.
+//   - binary ↔ string (cast_binary.go): the bytes as UTF-8, invalid
+//     sequences as U+FFFD.
 //   - date32 ↔ string and date32 ↔ timestamp only (cast_date.go): a date
 //     prints as yyyy-MM-dd and parses as Spark's stringToDate; a timestamp
 //     floors to its UTC day, a date is its day's first instant.
@@ -41,6 +43,9 @@ func Cast(mem memory.Allocator, a arrow.Array, to arrow.DataType) (arrow.Array, 
 		return a, nil
 	}
 	if r, ok := castDate(mem, a, to); ok {
+		return r, nil
+	}
+	if r, ok := castBinary(mem, a, to); ok {
 		return r, nil
 	}
 	if !castable(from) || !castable(to) {

@@ -232,6 +232,14 @@ func widen(t arrow.DataType) arrow.DataType {
 }
 
 func castable(from, to arrow.DataType) bool {
+	if from.ID() == arrow.BINARY || to.ID() == arrow.BINARY {
+		// Spark casts binary to and from strings (the bytes as UTF-8).
+		other := from
+		if from.ID() == arrow.BINARY {
+			other = to
+		}
+		return other.ID() == arrow.BINARY || other.ID() == arrow.STRING || other.ID() == arrow.NULL
+	}
 	if from.ID() == arrow.DATE32 || to.ID() == arrow.DATE32 {
 		// Spark casts a date to and from strings and timestamps; a date to
 		// a number is null in Spark, refused here.

@@ -638,9 +638,11 @@ func (p *parser) dataType() (arrow.DataType, error) {
 		return columnar.Timestamp, nil
 	case "DATE":
 		return arrow.FixedWidthTypes.Date32, nil
+	case "BINARY":
+		return arrow.BinaryTypes.Binary, nil
 	case "TINYINT", "BYTE", "SMALLINT", "SHORT", "FLOAT", "REAL", "DECIMAL", "DEC", "NUMERIC",
-		"TIMESTAMP_NTZ", "BINARY", "VARCHAR", "CHAR", "INTERVAL", "ARRAY", "MAP", "STRUCT", "VOID":
-		return nil, p.errAt(t, "type %s is not supported yet (supported: INT, BIGINT, DOUBLE, STRING, BOOLEAN, TIMESTAMP, DATE)", name)
+		"TIMESTAMP_NTZ", "VARCHAR", "CHAR", "INTERVAL", "ARRAY", "MAP", "STRUCT", "VOID":
+		return nil, p.errAt(t, "type %s is not supported yet (supported: INT, BIGINT, DOUBLE, STRING, BOOLEAN, TIMESTAMP, DATE, BINARY)", name)
 	}
 	return nil, p.errAt(t, "unknown type %s%s", t.text, suggest(name, typeNames))
 }
