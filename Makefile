@@ -9,9 +9,9 @@ RACE_PKGS = . ./e2e/ ./exec/... ./sources/... ./sinks/...
 STATICCHECK_VERSION = v0.8.2
 STATICCHECK = $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
-.PHONY: test lint vet venv kafka kinesis unit race interop bench bce demo build spark-venv spark-check spark-record spark-guide-record fuzz
+.PHONY: test lint vet venv kafka kinesis postgres unit race interop bench bce demo build spark-venv spark-check spark-record spark-guide-record fuzz
 
-test: lint venv kafka kinesis unit race interop
+test: lint venv kafka kinesis postgres unit race interop
 
 # Python readers used as independent oracles (delta-rs and Spark with
 # delta-spark for Delta tables), and moto's S3 server, which the storage
@@ -27,6 +27,11 @@ kafka:
 # (internal/kinesistest); installs Node.js from Debian when missing.
 kinesis:
 	sh scripts/kinesalite.sh
+
+# PostgreSQL from Debian's packages (apt-get, as root) for the sinks/postgres
+# tests, which start their own server (internal/pgtest).
+postgres:
+	bash scripts/postgres/install.sh
 
 # Lint as a test: gofmt, go vet and staticcheck (default checks; a finding
 # that is right as written carries a //lint:ignore CHECK reason comment).
