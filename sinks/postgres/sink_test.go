@@ -376,4 +376,3 @@ func TestNewRefusesBadOptions(t *testing.T) {
 		}
 	}
 }
-
