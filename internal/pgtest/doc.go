@@ -18,13 +18,17 @@
 //     is root (CI) initdb and postgres run as the postgres user Debian's
 //     package creates, through SysProcAttr.Credential (no su/runuser between
 //     the test and the server, so Pdeathsig reaches postgres itself).
+//   - TLS server: a second server (StartTLS) with ssl=on and a pg_hba.conf
+//     that accepts only TLS connections over TCP; its certificate, for
+//     127.0.0.1 and localhost, is signed by a throwaway CA the harness
+//     makes (CAFile), and TLSConnString verifies it (sslmode=verify-full).
 //   - database: each test takes its own (NewDatabase), so tests share the
 //     server without seeing each other's tables.
 //
 // # Invariants
 //
-//   - Start starts the server at the first call (sync.Once) and hands the
-//     same *Server to every later caller.
+//   - Start (StartTLS) starts its server at the first call (sync.Once) and
+//     hands the same *Server to every later caller.
 //   - When the binaries are missing, Start skips the test with a message
 //     naming scripts/postgres/install.sh, unless MILLRACE_REQUIRE_POSTGRES
 //     is set (CI sets it), in which case the test fails. A server that does

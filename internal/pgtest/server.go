@@ -41,6 +41,7 @@ type Server struct {
 	cmd    *exec.Cmd
 	log    string
 	exited chan struct{}
+	tls    bool // ssl=on, and only TLS connections accepted (StartTLS)
 	// Startup is how long Start took (initdb + start + first connection).
 	Startup time.Duration
 }
@@ -50,6 +51,10 @@ var (
 	shared     *Server
 	sharedErr  error
 	sharedSkip string
+
+	tlsOnce sync.Once
+	tlsSrv  *Server
+	tlsErr  error
 )
 
 // BinDir returns the directory that holds initdb and postgres, or an error
@@ -90,18 +95,39 @@ func Start(t testing.TB) *Server {
 			sharedSkip = err.Error()
 			return
 		}
-		shared, sharedErr = start(bin)
+		shared, sharedErr = start(bin, false)
 	})
+	return check(t, shared, sharedErr)
+}
+
+// StartTLS returns the test binary's second server, which accepts only TLS
+// connections (certificates the harness made: CAFile, TLSConnString),
+// starting it at the first call; it skips and fails as Start does.
+func StartTLS(t testing.TB) *Server {
+	t.Helper()
+	tlsOnce.Do(func() {
+		bin, err := BinDir()
+		if err != nil {
+			sharedSkip = err.Error()
+			return
+		}
+		tlsSrv, tlsErr = start(bin, true)
+	})
+	return check(t, tlsSrv, tlsErr)
+}
+
+func check(t testing.TB, s *Server, err error) *Server {
+	t.Helper()
 	if sharedSkip != "" {
 		if os.Getenv(RequireEnv) != "" {
 			t.Fatalf("%s (%s is set, so a missing PostgreSQL is an error)", sharedSkip, RequireEnv)
 		}
 		t.Skipf("%s; set %s=1 to make this an error", sharedSkip, RequireEnv)
 	}
-	if sharedErr != nil {
-		t.Fatalf("pgtest: %v", sharedErr)
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
 	}
-	return shared
+	return s
 }
 
 // Main runs the tests of m, stops the server if one was started, and exits
@@ -115,8 +141,10 @@ func Main(m *testing.M) {
 // Stop stops the test binary's server if one was started; TestMain
 // functions that start other servers too call it instead of Main.
 func Stop() {
-	if shared != nil {
-		shared.Stop()
+	for _, s := range []*Server{shared, tlsSrv} {
+		if s != nil {
+			s.Stop()
+		}
 	}
 }
 
@@ -135,7 +163,7 @@ func runAs() (*syscall.Credential, error) {
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
 }
 
-func start(bin string) (*Server, error) {
+func start(bin string, tls bool) (*Server, error) {
 	began := time.Now()
 	cred, err := runAs()
 	if err != nil {
@@ -145,7 +173,7 @@ func start(bin string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{dir: dir, bin: bin, log: filepath.Join(dir, "postgres.log"), exited: make(chan struct{})}
+	s := &Server{dir: dir, bin: bin, log: filepath.Join(dir, "postgres.log"), exited: make(chan struct{}), tls: tls}
 	fail := func(err error) (*Server, error) {
 		os.RemoveAll(dir)
 		return nil, err
@@ -170,6 +198,20 @@ func start(bin string) (*Server, error) {
 		return fail(fmt.Errorf("initdb: %v\n%s", err, out))
 	}
 	os.Remove(pwfile)
+	args := []string{"-D", filepath.Join(dir, "data"), "-h", "127.0.0.1", "-k", dir,
+		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+		"-c", "max_connections=100", "-c", "shared_buffers=64MB"}
+	if tls {
+		if err := writeCerts(dir, cred); err != nil {
+			return fail(fmt.Errorf("make TLS certificates: %w", err))
+		}
+		hba := filepath.Join(dir, "pg_hba.conf")
+		if err := os.WriteFile(hba, []byte(tlsHBA), 0o644); err != nil {
+			return fail(err)
+		}
+		args = append(args, "-c", "ssl=on", "-c", "ssl_cert_file="+filepath.Join(dir, certFile),
+			"-c", "ssl_key_file="+filepath.Join(dir, keyFile), "-c", "hba_file="+hba)
+	}
 	if s.port, err = freePort(); err != nil {
 		return fail(err)
 	}
@@ -178,10 +220,7 @@ func start(bin string) (*Server, error) {
 		return fail(err)
 	}
 	defer logf.Close()
-	s.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", filepath.Join(dir, "data"),
-		"-h", "127.0.0.1", "-p", strconv.Itoa(s.port), "-k", dir,
-		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-		"-c", "max_connections=100", "-c", "shared_buffers=64MB")
+	s.cmd = exec.Command(filepath.Join(bin, "postgres"), append(args, "-p", strconv.Itoa(s.port))...)
 	s.cmd.Dir = dir
 	s.cmd.Stdout, s.cmd.Stderr = logf, logf
 	// SIGQUIT is PostgreSQL's immediate shutdown: the postmaster stops its
@@ -194,7 +233,7 @@ func start(bin string) (*Server, error) {
 	deadline := time.Now().Add(startTimeout)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		conn, err := pgx.Connect(ctx, s.ConnString("postgres"))
+		conn, err := pgx.Connect(ctx, s.adminConnString("postgres"))
 		cancel()
 		if err == nil {
 			conn.Close(context.Background())
@@ -253,8 +292,17 @@ func (s *Server) ConnString(db string) string {
 	return fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s?sslmode=disable", User, Password, s.port, db)
 }
 
+// adminConnString is ConnString or TLSConnString, as the server takes.
+func (s *Server) adminConnString(db string) string {
+	if s.tls {
+		return s.TLSConnString(db)
+	}
+	return s.ConnString(db)
+}
+
 // NewDatabase creates a database with a fresh name and returns its
-// connection string; the database is dropped when t ends.
+// connection string (TLSConnString's on a TLS server); the database is
+// dropped when t ends.
 func (s *Server) NewDatabase(t testing.TB) string {
 	t.Helper()
 	var rnd [6]byte
@@ -262,14 +310,14 @@ func (s *Server) NewDatabase(t testing.TB) string {
 	name := "t_" + hex.EncodeToString(rnd[:])
 	s.exec(t, "CREATE DATABASE "+name)
 	t.Cleanup(func() { s.exec(t, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") })
-	return s.ConnString(name)
+	return s.adminConnString(name)
 }
 
 func (s *Server) exec(t testing.TB, sql string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, s.ConnString("postgres"))
+	conn, err := pgx.Connect(ctx, s.adminConnString("postgres"))
 	if err != nil {
 		t.Fatalf("pgtest: connect: %v", err)
 	}

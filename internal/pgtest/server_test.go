@@ -2,7 +2,10 @@ package pgtest
 
 import (
 	"context"
+	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 )
 
 func TestMain(m *testing.M) { Main(m) }
@@ -26,4 +29,23 @@ func TestServerAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("server_version %s", v)
+}
+
+// TestTLSServer: the TLS server accepts a client that verifies its
+// certificate, over TLS, and refuses one without TLS.
+func TestTLSServer(t *testing.T) {
+	s := StartTLS(t)
+	cs := s.NewDatabase(t)
+	conn := Connect(t, cs)
+	var ssl bool
+	if err := conn.QueryRow(context.Background(), "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()").Scan(&ssl); err != nil || !ssl {
+		t.Fatalf("connection over TLS: %v, %v", ssl, err)
+	}
+	plain := strings.Replace(cs, "sslmode=verify-full", "sslmode=disable", 1)
+	if c, err := pgx.Connect(context.Background(), plain); err == nil {
+		c.Close(context.Background())
+		t.Fatal("the TLS server accepted a connection without TLS")
+	} else {
+		t.Logf("without TLS: %v", err)
+	}
 }

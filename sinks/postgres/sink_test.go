@@ -39,7 +39,7 @@ func setup(t *testing.T) (string, *pgx.Conn) {
 	return cs, pgtest.Connect(t, cs)
 }
 
-func exec(t testing.TB, conn *pgx.Conn, sql string) {
+func mustExec(t testing.TB, conn *pgx.Conn, sql string) {
 	t.Helper()
 	if _, err := conn.Exec(context.Background(), sql); err != nil {
 		t.Fatalf("%s: %v", sql, err)
@@ -110,7 +110,7 @@ func newSink(t testing.TB, cs, table string, opts Options) *Sink {
 
 func TestAppendOnceAndReplaySkipped(t *testing.T) {
 	cs, conn := setup(t)
-	exec(t, conn, "CREATE TABLE kv (k bigint, v text)")
+	mustExec(t, conn, "CREATE TABLE kv (k bigint, v text)")
 	s := newSink(t, cs, "kv", Options{BatchSize: 2}) // several COPYs per batch
 	mustWrite(t, s, 0, sinks.Append, rec(t, kvSchema, `[{"k":1,"v":"a"},{"k":2,"v":null},{"k":3,"v":"c"}]`))
 	mustWrite(t, s, 1, sinks.Append, rec(t, kvSchema, `[{"k":4,"v":"d"}]`), rec(t, kvSchema, `[{"k":5,"v":"e"}]`))
@@ -143,7 +143,7 @@ func TestAppendOnceAndReplaySkipped(t *testing.T) {
 
 func TestAbortLeavesNothing(t *testing.T) {
 	cs, conn := setup(t)
-	exec(t, conn, "CREATE TABLE kv (k bigint, v text)")
+	mustExec(t, conn, "CREATE TABLE kv (k bigint, v text)")
 	s := newSink(t, cs, "kv", Options{})
 	ctx := context.Background()
 	w, err := s.Begin(ctx, sinks.BatchInfo{QueryID: "q1", BatchID: 0, Mode: sinks.Append, Schema: kvSchema})
@@ -170,7 +170,7 @@ func TestAbortLeavesNothing(t *testing.T) {
 // batch; the second to commit finds it recorded and rolls back.
 func TestRacingInstancesCommitOnce(t *testing.T) {
 	cs, conn := setup(t)
-	exec(t, conn, "CREATE TABLE kv (k bigint, v text)")
+	mustExec(t, conn, "CREATE TABLE kv (k bigint, v text)")
 	a, b := newSink(t, cs, "kv", Options{}), newSink(t, cs, "kv", Options{})
 	ctx := context.Background()
 	info := sinks.BatchInfo{QueryID: "q1", BatchID: 0, Mode: sinks.Append, Schema: kvSchema}
@@ -203,7 +203,7 @@ func TestRacingInstancesCommitOnce(t *testing.T) {
 
 func TestUpdateUpserts(t *testing.T) {
 	cs, conn := setup(t)
-	exec(t, conn, "CREATE TABLE kv (k bigint PRIMARY KEY, v text)")
+	mustExec(t, conn, "CREATE TABLE kv (k bigint PRIMARY KEY, v text)")
 	s := newSink(t, cs, "kv", Options{KeyColumns: []string{"k"}})
 	mustWrite(t, s, 0, sinks.Update, rec(t, kvSchema, `[{"k":1,"v":"a"},{"k":2,"v":"b"}]`))
 	mustWrite(t, s, 1, sinks.Update, rec(t, kvSchema, `[{"k":2,"v":"B"},{"k":3,"v":"c"}]`), rec(t, kvSchema, `[{"k":1,"v":null}]`))
@@ -222,7 +222,7 @@ func TestUpdateUpserts(t *testing.T) {
 
 func TestUpdateNeedsKeys(t *testing.T) {
 	cs, conn := setup(t)
-	exec(t, conn, "CREATE TABLE kv (k bigint, v text)")
+	mustExec(t, conn, "CREATE TABLE kv (k bigint, v text)")
 	if err := newSink(t, cs, "kv", Options{}).CheckMode(sinks.Update); err == nil || !strings.Contains(err.Error(), "KeyColumns") {
 		t.Fatalf("Update without keys: %v", err)
 	}
@@ -232,7 +232,7 @@ func TestUpdateNeedsKeys(t *testing.T) {
 		t.Fatalf("upsert without a unique index: %v", err)
 	}
 	// Two rows of one key in a batch.
-	exec(t, conn, "ALTER TABLE kv ADD PRIMARY KEY (k)")
+	mustExec(t, conn, "ALTER TABLE kv ADD PRIMARY KEY (k)")
 	_, err = writeBatch(t, newSink(t, cs, "kv", Options{KeyColumns: []string{"k"}}), 0, sinks.Update, rec(t, kvSchema, `[{"k":1,"v":"a"},{"k":1,"v":"b"}]`))
 	if err == nil || !strings.Contains(err.Error(), "two rows with the same key") {
 		t.Fatalf("duplicate key in a batch: %v", err)
@@ -241,7 +241,7 @@ func TestUpdateNeedsKeys(t *testing.T) {
 
 func TestCompleteReplaces(t *testing.T) {
 	cs, conn := setup(t)
-	exec(t, conn, "CREATE TABLE kv (k bigint, v text)")
+	mustExec(t, conn, "CREATE TABLE kv (k bigint, v text)")
 	s := newSink(t, cs, "kv", Options{})
 	mustWrite(t, s, 0, sinks.Complete, rec(t, kvSchema, `[{"k":1,"v":"a"},{"k":2,"v":"b"}]`))
 	mustWrite(t, s, 1, sinks.Complete, rec(t, kvSchema, `[{"k":2,"v":"B"},{"k":3,"v":"c"}]`))
@@ -290,27 +290,27 @@ func TestErrorsNameTableBatchAndRow(t *testing.T) {
 		t.Fatalf("missing table: %v", err)
 	}
 	// Type mismatch, found before sending.
-	exec(t, conn, "CREATE TABLE wrong (k bigint, v integer)")
+	mustExec(t, conn, "CREATE TABLE wrong (k bigint, v integer)")
 	_, err = writeBatch(t, newSink(t, cs, "wrong", Options{}), 0, sinks.Append, rec(t, kvSchema, `[{"k":1,"v":"a"}]`))
 	if err == nil || !strings.Contains(err.Error(), `type mismatch: field "v" is Arrow utf8`) || !strings.Contains(err.Error(), "int4") {
 		t.Fatalf("type mismatch: %v", err)
 	}
 	// Missing column.
-	exec(t, conn, "CREATE TABLE short (k bigint)")
+	mustExec(t, conn, "CREATE TABLE short (k bigint)")
 	_, err = writeBatch(t, newSink(t, cs, "short", Options{}), 0, sinks.Append, rec(t, kvSchema, `[{"k":1,"v":"a"}]`))
 	if err == nil || !strings.Contains(err.Error(), `has no column "v"`) {
 		t.Fatalf("missing column: %v", err)
 	}
 	// A value that does not fit the column: row 2 of the batch (the
 	// second record's second row), found while encoding.
-	exec(t, conn, "CREATE TABLE small (k smallint, v text)")
+	mustExec(t, conn, "CREATE TABLE small (k smallint, v text)")
 	_, err = writeBatch(t, newSink(t, cs, "small", Options{}), 4, sinks.Append,
 		rec(t, kvSchema, `[{"k":1,"v":"a"}]`), rec(t, kvSchema, `[{"k":2,"v":"b"},{"k":99999,"v":"c"}]`))
 	if err == nil || !strings.Contains(err.Error(), "batch 4: row 2") {
 		t.Fatalf("overflow: %v", err)
 	}
 	// Constraint violations name the row and PostgreSQL's detail.
-	exec(t, conn, "CREATE TABLE uniq (k bigint PRIMARY KEY, v text NOT NULL)")
+	mustExec(t, conn, "CREATE TABLE uniq (k bigint PRIMARY KEY, v text NOT NULL)")
 	s := newSink(t, cs, "uniq", Options{})
 	mustWrite(t, s, 0, sinks.Append, rec(t, kvSchema, `[{"k":1,"v":"a"}]`))
 	_, err = writeBatch(t, s, 1, sinks.Append, rec(t, kvSchema, `[{"k":2,"v":"b"},{"k":3,"v":"c"},{"k":1,"v":"d"}]`))
@@ -331,7 +331,7 @@ func TestErrorsNameTableBatchAndRow(t *testing.T) {
 func TestSecretsNeverShown(t *testing.T) {
 	srv := pgtest.Start(t)
 	cs, conn := setup(t)
-	exec(t, conn, "CREATE TABLE kv (k bigint PRIMARY KEY, v text)")
+	mustExec(t, conn, "CREATE TABLE kv (k bigint PRIMARY KEY, v text)")
 	var seen []string
 	s := newSink(t, cs, "kv", Options{})
 	seen = append(seen, s.Name(), fmt.Sprint(s.Metrics()))
