@@ -244,7 +244,7 @@ func (s *Sink) begin(ctx context.Context, info sinks.BatchInfo) (*batchWriter, e
 		// until the batch commits instead of waiting on TRUNCATE's lock.
 		if _, err := tx.Exec(ctx, `DELETE FROM `+s.table.Sanitize()); err != nil {
 			tx.Rollback(ctx)
-			return nil, fmt.Errorf("Complete mode: empty %s: %w", s.tableName(), s.redact(err))
+			return nil, fmt.Errorf("empty %s for Complete mode: %w", s.tableName(), s.redact(err))
 		}
 	}
 	return bw, nil

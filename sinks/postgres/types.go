@@ -45,7 +45,7 @@ func pgType(dt arrow.DataType) (string, error) {
 	case *arrow.NullType:
 		return "text", nil
 	}
-	return "", fmt.Errorf("Arrow type %s has no PostgreSQL type here (cast it to a string, number or timestamp first)", dt)
+	return "", fmt.Errorf("no PostgreSQL type for Arrow type %s (cast it to a string, number or timestamp first)", dt)
 }
 
 // compatible lists, per Arrow type, the PostgreSQL types (pg_type.typname)
