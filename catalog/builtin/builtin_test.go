@@ -30,7 +30,7 @@ func open(t *testing.T, d catalog.Decl) (catalog.Table, error) {
 }
 
 func TestFormatsRegistered(t *testing.T) {
-	if got := strings.Join(catalog.Names(), ","); got != "csv,delta,json,kafka,kinesis,parquet,rate,socket" {
+	if got := strings.Join(catalog.Names(), ","); got != "csv,delta,jdbc,json,kafka,kinesis,parquet,rate,socket" {
 		t.Fatalf("formats %s", got)
 	}
 }
@@ -69,6 +69,11 @@ func TestDeclarationErrors(t *testing.T) {
 		{catalog.Decl{Format: "socket", Options: map[string]string{"host": "localhost", "port": "99999"}}, "port", false, "not a TCP port"},
 		{catalog.Decl{Format: "socket", Location: "/x", Options: map[string]string{"host": "localhost", "port": "1"}}, "location", false, "take no LOCATION"},
 		{catalog.Decl{Format: "socket", Columns: cols, Options: map[string]string{"host": "localhost", "port": "1"}}, "", false, "socket schema"},
+		{catalog.Decl{Format: "jdbc", Options: map[string]string{"dbtable": "t"}}, "url", true, "need option url"},
+		{catalog.Decl{Format: "jdbc", Options: map[string]string{"url": "jdbc:postgresql://h/db"}}, "dbtable", true, "need option dbtable"},
+		{catalog.Decl{Format: "jdbc", Options: map[string]string{"url": "jdbc:mysql://h/db", "dbtable": "t"}}, "url", false, "want jdbc:postgresql://"},
+		{catalog.Decl{Format: "jdbc", Options: map[string]string{"url": "jdbc:postgresql://h/db", "dbtable": "t", "batchsize": "-1"}}, "batchsize", false, "negative"},
+		{catalog.Decl{Format: "jdbc", Options: map[string]string{"url": "jdbc:postgresql://h/db", "dbtable": "t", "truncate": "true"}}, "truncate", false, `unknown option "truncate" for jdbc tables`},
 	} {
 		_, err := open(t, c.d)
 		if err == nil || !strings.Contains(err.Error(), c.msg) {

@@ -3,8 +3,8 @@
 //
 //	import _ "github.com/millrace/millrace/catalog/builtin"
 //
-// and CREATE TABLE … USING kafka, kinesis, delta, parquet, json, csv, rate
-// or socket work.
+// and CREATE TABLE … USING kafka, kinesis, delta, parquet, json, csv, rate,
+// socket or jdbc work.
 // Options are Spark's, keys case-insensitive; an option a format does not
 // know is an error (Spark ignores it), so that a misspelt key does not go
 // unnoticed:
@@ -42,6 +42,13 @@
 //	socket  host, port (required), includeTimestamp; Spark's socket schema
 //	        (value, timestamp); read only, for tests and demos: it cannot
 //	        replay (package sources/socket).
+//	jdbc    url (jdbc:postgresql://host:port/database, required), dbtable
+//	        (required), user, password, batchsize; keyColumns (a Millrace
+//	        extension, comma separated: the upsert keys of output mode
+//	        update); createTableIfMissing (default true, as Spark's JDBC
+//	        writer creates a missing table). Written only (INSERT INTO),
+//	        exactly once, by package sinks/postgres; PostgreSQL is the one
+//	        JDBC database.
 package builtin
 
 import "github.com/millrace/millrace/catalog"
@@ -55,4 +62,5 @@ func init() {
 	catalog.Register("rate", openRate)
 	catalog.Register("socket", openSocket)
 	catalog.Register("kinesis", openKinesis)
+	catalog.Register("jdbc", openJDBC)
 }

@@ -1,11 +1,19 @@
 package builtin
 
 import (
+	"os"
 	"testing"
 
+	"github.com/millrace/millrace/internal/pgtest"
 	"github.com/millrace/millrace/internal/s3test"
 	_ "github.com/millrace/millrace/storage/s3store"
 )
 
-// TestMain stops the S3 test server (internal/s3test) if a test started one.
-func TestMain(m *testing.M) { s3test.Main(m) }
+// TestMain stops the S3 and PostgreSQL test servers (internal/s3test,
+// internal/pgtest) if a test started them.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	s3test.Stop()
+	pgtest.Stop()
+	os.Exit(code)
+}
