@@ -9,7 +9,7 @@ RACE_PKGS = . ./e2e/ ./exec/... ./sources/... ./sinks/...
 STATICCHECK_VERSION = v0.8.2
 STATICCHECK = $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
-.PHONY: test lint vet venv kafka kinesis postgres unit race interop bench bce demo build spark-venv spark-check spark-record spark-guide-record fuzz
+.PHONY: test lint vet venv kafka kinesis postgres unit race interop bench bench-postgres bce demo build spark-venv spark-check spark-record spark-guide-record fuzz
 
 test: lint venv kafka kinesis postgres unit race interop
 
@@ -59,6 +59,11 @@ interop:
 # Benchmarks: one core, short; see BENCHMARKS.md for the figures and flags.
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1s -cpu 1 ./kernels/ ./agg/
+
+# The PostgreSQL sink beside psql's \copy (BENCHMARKS.md); needs the
+# server internal/pgtest starts.
+bench-postgres:
+	$(GO) test -run '^$$' -bench . -benchtime 5x -count 3 ./sinks/postgres/
 
 # Bounds checks the compiler could not prove away in kernels, by file (the
 # figure in BENCHMARKS.md, to be driven down).
