@@ -26,8 +26,9 @@ type Options struct {
 	KeyColumns []string
 	// CreateTable creates the table from the first batch's schema when it
 	// does not exist (types as in the package doc; NOT NULL for
-	// non-nullable fields; PRIMARY KEY (KeyColumns) when set). Without it
-	// a missing table is an error.
+	// non-nullable fields; PRIMARY KEY (KeyColumns) when set, or UNIQUE
+	// NULLS NOT DISTINCT for nullable keys). Without it a missing table is
+	// an error.
 	CreateTable bool
 	// BatchSize is how many rows one COPY statement carries at most
 	// (Spark's JDBC batchsize; default 100000). A micro-batch of more rows
@@ -341,13 +342,48 @@ func (s *Sink) createTable(ctx context.Context, conn *pgx.Conn, schema *arrow.Sc
 		defs = append(defs, def)
 	}
 	if len(s.opts.KeyColumns) > 0 {
-		defs = append(defs, "PRIMARY KEY ("+quoteAll(s.opts.KeyColumns)+")")
+		key, err := s.keyConstraint(ctx, conn, schema)
+		if err != nil {
+			return err
+		}
+		defs = append(defs, key)
 	}
 	sql := "CREATE TABLE IF NOT EXISTS " + s.table.Sanitize() + " (" + strings.Join(defs, ", ") + ")"
 	if _, err := conn.Exec(ctx, sql); err != nil {
 		return fmt.Errorf("create table %s: %w", s.tableName(), s.redact(err))
 	}
 	return nil
+}
+
+// keyConstraint is the created table's constraint on the key columns: a
+// primary key, unless a key field is nullable. A null key is a group of
+// its own in Spark (and so one row to upsert), which a primary key
+// refuses and a plain unique index would duplicate (nulls are distinct
+// there); so nullable keys get UNIQUE NULLS NOT DISTINCT, PostgreSQL 15's,
+// and an older server is told to make the fields non-nullable.
+func (s *Sink) keyConstraint(ctx context.Context, conn *pgx.Conn, schema *arrow.Schema) (string, error) {
+	var nullable []string
+	for _, k := range s.opts.KeyColumns {
+		idx := schema.FieldIndices(k)
+		if len(idx) == 0 {
+			return "", fmt.Errorf("create table %s: key column %q (Options.KeyColumns) is not a field of the batch", s.tableName(), k)
+		}
+		if schema.Field(idx[0]).Nullable {
+			nullable = append(nullable, k)
+		}
+	}
+	if len(nullable) == 0 {
+		return "PRIMARY KEY (" + quoteAll(s.opts.KeyColumns) + ")", nil
+	}
+	var version int
+	if err := conn.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&version); err != nil {
+		return "", fmt.Errorf("create table %s: server version: %w", s.tableName(), s.redact(err))
+	}
+	if version < 150000 {
+		return "", fmt.Errorf("create table %s: key columns %s are nullable, and PostgreSQL %d cannot make nulls one key (UNIQUE NULLS NOT DISTINCT is PostgreSQL 15's): filter out null keys or create the table yourself",
+			s.tableName(), strings.Join(nullable, ", "), version/10000)
+	}
+	return "UNIQUE NULLS NOT DISTINCT (" + quoteAll(s.opts.KeyColumns) + ")", nil
 }
 
 func quoteAll(names []string) string {

@@ -376,3 +376,24 @@ func TestNewRefusesBadOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestNullKeyIsOneRow: a null key is one group in Spark, so one row: the
+// created table's unique constraint treats nulls as equal.
+func TestNullKeyIsOneRow(t *testing.T) {
+	cs, conn := setup(t)
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "k", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "v", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	s := newSink(t, cs, "nk", Options{CreateTable: true, KeyColumns: []string{"k"}})
+	mustWrite(t, s, 0, sinks.Update, rec(t, schema, `[{"k":null,"v":"a"},{"k":1,"v":"b"}]`))
+	mustWrite(t, s, 1, sinks.Update, rec(t, schema, `[{"k":null,"v":"c"}]`))
+	rows, err := conn.Query(context.Background(), "SELECT coalesce(k::text, 'NULL') || '=' || v FROM nk ORDER BY k NULLS FIRST")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || strings.Join(got, " ") != "NULL=c 1=b" {
+		t.Fatalf("got %v, %v; want NULL=c 1=b", got, err)
+	}
+}
