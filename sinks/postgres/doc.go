@@ -19,7 +19,8 @@
 //     contents until the new ones commit (DELETE rather than TRUNCATE,
 //     whose lock would block them meanwhile).
 //   - progress table: millrace_progress (Options.ProgressTable) with one
-//     row per (query id, table): the last batch committed there.
+//     row per (query id, table): the last batch committed there (-1 before
+//     the first) and the checkpoint of the query that bound it.
 //
 // # Exactly once
 //
@@ -30,6 +31,13 @@
 // meanwhile, nothing is updated, and the batch rolls back and counts as
 // skipped. So a batch's rows and its record commit together or not at
 // all, whatever kills the query when.
+//
+// A checkpointed query binds the sink at start (Bind, sinks.Binder): the
+// table's identity is its location and relation OID, and the progress
+// row records the query's checkpoint, so a table dropped and recreated
+// under committed batches, a database restored to before them, or a
+// recreated checkpoint appending its sources again is refused with
+// sinks.ErrSinkMismatch instead of losing or duplicating rows.
 //
 // # Types
 //

@@ -132,9 +132,13 @@ func (s *Sink) Metrics() map[string]string {
 	}
 }
 
-// Close closes the connection.
+// Close closes the connection. It refuses while a batch is open (between
+// a writing Begin and its Commit or Abort) instead of waiting for it: the
+// connection is that batch's.
 func (s *Sink) Close() error {
-	s.mu.Lock()
+	if !s.mu.TryLock() {
+		return fmt.Errorf("postgres sink %s: Close while a batch is open: Commit or Abort it first", s.tableName())
+	}
 	defer s.mu.Unlock()
 	if s.conn == nil {
 		return nil
@@ -161,6 +165,7 @@ func (s *Sink) connect(ctx context.Context) (*pgx.Conn, error) {
 	table_name text NOT NULL,
 	batch_id bigint NOT NULL,
 	committed_at timestamptz NOT NULL DEFAULT now(),
+	checkpoint text,
 	PRIMARY KEY (query_id, table_name))`)
 	if err != nil && !isCode(err, "23505", "42P07") { // two sinks creating it at once
 		conn.Close(ctx)

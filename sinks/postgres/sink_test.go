@@ -397,3 +397,23 @@ func TestNullKeyIsOneRow(t *testing.T) {
 		t.Fatalf("got %v, %v; want NULL=c 1=b", got, err)
 	}
 }
+
+// TestCloseDuringBatchDoesNotHang: Close while a batch is open refuses
+// instead of waiting forever for a Commit or Abort that may never come.
+func TestCloseDuringBatchDoesNotHang(t *testing.T) {
+	cs, conn := setup(t)
+	mustExec(t, conn, "CREATE TABLE kv (k bigint, v text)")
+	s := newSink(t, cs, "kv", Options{})
+	ctx := context.Background()
+	w, err := s.Begin(ctx, sinks.BatchInfo{QueryID: "q1", BatchID: 0, Mode: sinks.Append, Schema: kvSchema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err == nil || !strings.Contains(err.Error(), "batch is open") {
+		t.Fatalf("Close during a batch: %v", err)
+	}
+	w.Abort()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
