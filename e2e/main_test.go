@@ -8,6 +8,7 @@ import (
 
 	"github.com/millrace/millrace/internal/kafkatest"
 	"github.com/millrace/millrace/internal/kinesistest"
+	"github.com/millrace/millrace/internal/pgtest"
 	"github.com/millrace/millrace/internal/s3test"
 )
 
@@ -18,6 +19,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	kafkatest.Stop()
 	kinesistest.Stop()
+	pgtest.Stop()
 	s3test.Stop()
 	os.Exit(code)
 }
