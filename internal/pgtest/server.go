@@ -61,6 +61,9 @@ var (
 // saying how to install them.
 func BinDir() (string, error) {
 	if d := os.Getenv("MILLRACE_PG_BIN"); d != "" {
+		if _, err := os.Stat(filepath.Join(d, "initdb")); err != nil {
+			return "", fmt.Errorf("pgtest: MILLRACE_PG_BIN=%s holds no initdb", d)
+		}
 		return d, nil
 	}
 	if p, err := exec.LookPath("initdb"); err == nil {
