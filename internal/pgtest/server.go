@@ -203,7 +203,10 @@ func start(bin string, tls bool) (*Server, error) {
 	os.Remove(pwfile)
 	args := []string{"-D", filepath.Join(dir, "data"), "-h", "127.0.0.1", "-k", dir,
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-		"-c", "max_connections=100", "-c", "shared_buffers=64MB"}
+		"-c", "max_connections=100", "-c", "shared_buffers=64MB",
+		// No parallel workers: their dynamic shared memory needs a
+		// /dev/shm that containers often keep tiny.
+		"-c", "max_parallel_workers_per_gather=0"}
 	if tls {
 		if err := writeCerts(dir, cred); err != nil {
 			return fail(fmt.Errorf("make TLS certificates: %w", err))

@@ -63,9 +63,10 @@
 //
 // # Errors
 //
-// Errors name the table and the batch; a refused row is named by its
+// Errors name the table and the batch; a row COPY refuses is named by its
 // index in the batch (from COPY's line), with PostgreSQL's detail (the key
-// or the row's values), constraint and column. Before the first row, the
+// or the row's values), constraint and column; a row Update mode's merge
+// refuses is named by its values (PostgreSQL's "Failing row contains"). Before the first row, the
 // sink checks that the table exists (or creates it, Options.CreateTable)
 // and that each field has a column of a type it can take, so a missing
 // table or a type mismatch fails the batch before anything is sent.

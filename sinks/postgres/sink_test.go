@@ -417,3 +417,18 @@ func TestCloseDuringBatchDoesNotHang(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestUpdateConstraintViolation: in Update mode a refused row shows up at
+// the merge, named by PostgreSQL's detail (the failing row's values).
+func TestUpdateConstraintViolation(t *testing.T) {
+	cs, conn := setup(t)
+	mustExec(t, conn, "CREATE TABLE kv (k bigint PRIMARY KEY, v text NOT NULL)")
+	s := newSink(t, cs, "kv", Options{KeyColumns: []string{"k"}})
+	_, err := writeBatch(t, s, 7, sinks.Update, rec(t, kvSchema, `[{"k":1,"v":"a"},{"k":2,"v":null}]`))
+	if err == nil || !strings.Contains(err.Error(), "batch 7: upsert of 2 rows: constraint violation") || !strings.Contains(err.Error(), "Failing row contains (2, null)") {
+		t.Fatalf("not-null violation in an upsert: %v", err)
+	}
+	if got := contents(t, conn, "kv"); got != "" {
+		t.Fatalf("a failed upsert left %s", got)
+	}
+}
