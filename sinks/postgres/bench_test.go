@@ -20,7 +20,7 @@ import (
 
 // The figures in BENCHMARKS.md come from
 //
-//	go test -run '^$' -bench . -benchtime 5x ./sinks/postgres/
+//	go test -run '^$' -bench . -benchtime 5x -count 3 ./sinks/postgres/
 //
 // (make bench-postgres): rows/s of one micro-batch of 10K or 100K rows
 // written by the sink (Append: COPY; Upsert: COPY into the stage and one
