@@ -59,7 +59,7 @@ type Result struct {
 // Errors found in the text (syntax, unknown names, a bad option, a schema
 // the table does not take) are *sql.Error with line and column, returned
 // before any query starts. Formats come from package catalog: import
-// catalog/builtin for kafka, delta, parquet, json, csv and rate.
+// catalog/builtin for kafka, kinesis, delta, parquet, json, csv, jdbc, rate and socket.
 func (se *Session) Exec(ctx context.Context, text string) (*Result, error) {
 	st, err := sql.ParseStatement(text)
 	if err != nil {

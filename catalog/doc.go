@@ -1,7 +1,7 @@
 // Package catalog turns the table declarations of SQL DDL (CREATE TABLE
 // name (cols) USING format OPTIONS (…) LOCATION '…') into sources and
 // sinks. A format is registered by name (Register); the built-in ones,
-// kafka, delta, parquet, json, csv and rate, are registered by package
+// kafka, kinesis, delta, parquet, json, csv, jdbc (PostgreSQL), rate and socket, are registered by package
 // catalog/builtin, which the millrace command imports, so that a program
 // using SQL without them pulls in none of their connectors (blank-import it
 // to get them, as database/sql drivers are).

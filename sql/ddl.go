@@ -374,7 +374,7 @@ func (p *parser) tableSpec(ct *CreateTable) error {
 			p.next()
 			f := p.peek()
 			if f.kind != tokWord && f.kind != tokQuoted {
-				return p.errAt(f, "expected a format name after USING (kafka, delta, parquet, json, csv, rate), found %s", f.describe())
+				return p.errAt(f, "expected a format name after USING (kafka, kinesis, delta, parquet, json, csv, jdbc, rate, socket), found %s", f.describe())
 			}
 			p.next()
 			ct.Format, ct.FormatAt = strings.ToLower(f.text), f.pos
@@ -425,7 +425,7 @@ func (p *parser) tableSpec(ct *CreateTable) error {
 		default:
 			if ct.Format == "" {
 				if t.kind == tokEOF || t.isOp(";") {
-					return p.errAt(t, "expected USING format: a table names its format (kafka, delta, parquet, json, csv, rate)")
+					return p.errAt(t, "expected USING format: a table names its format (kafka, kinesis, delta, parquet, json, csv, jdbc, rate, socket)")
 				}
 				return p.errAt(t, "expected USING, OPTIONS or LOCATION, found %s", t.describe())
 			}

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/millrace/millrace"
-	_ "github.com/millrace/millrace/catalog/builtin" // kafka, delta, parquet, json, csv, rate tables
+	_ "github.com/millrace/millrace/catalog/builtin" // kafka, kinesis, delta, parquet, json, csv, jdbc, rate, socket tables
 	"github.com/millrace/millrace/exec"
 	"github.com/millrace/millrace/sinks/console"
 	"github.com/peterh/liner"
@@ -34,7 +34,7 @@ func newSQLCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sql",
 		Short: "Run Spark SQL statements over streams: declare tables, INSERT INTO them, query them",
-		Long: `sql runs Spark SQL: CREATE TABLE … USING kafka|delta|parquet|json|csv|rate
+		Long: `sql runs Spark SQL: CREATE TABLE … USING kafka|kinesis|delta|parquet|json|csv|jdbc|rate|socket
 declares a table (a source to read and a sink to write), INSERT INTO table SELECT …
 starts a streaming query writing it, a SELECT prints its streaming results as the
 console sink does, EXPLAIN [EXTENDED] shows the plan (stateful operators, their keys,
