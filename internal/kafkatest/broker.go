@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/millrace/millrace/internal/testserver"
 	"github.com/segmentio/kafka-go"
 )
 
@@ -94,15 +95,7 @@ func Start(t testing.TB) *Broker {
 		}
 		shared, sharedErr = start()
 	})
-	if sharedSkip != "" {
-		if os.Getenv(RequireEnv) != "" {
-			t.Fatalf("%s (%s is set, so a missing Kafka broker is an error)", sharedSkip, RequireEnv)
-		}
-		t.Skipf("%s; set %s=1 to make this an error", sharedSkip, RequireEnv)
-	}
-	if sharedErr != nil {
-		t.Fatalf("kafkatest: %v", sharedErr)
-	}
+	testserver.Check(t, RequireEnv, "Kafka broker", sharedSkip, sharedErr)
 	return shared
 }
 
@@ -131,7 +124,7 @@ func start() (*Broker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("temp dir: %w", err)
 	}
-	ports, err := freePorts(5)
+	ports, err := testserver.FreePorts(5)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -285,24 +278,4 @@ func tail(b []byte, n int) []byte {
 		return b[len(b)-n:]
 	}
 	return b
-}
-
-// freePorts returns n distinct free TCP ports on 127.0.0.1.
-func freePorts(n int) ([]int, error) {
-	ls := make([]net.Listener, 0, n)
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	ports := make([]int, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("find a free port: %w", err)
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }

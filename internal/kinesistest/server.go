@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/kinesis"
+	"github.com/millrace/millrace/internal/testserver"
 )
 
 // RequireEnv is the environment variable that turns a missing server from
@@ -64,30 +65,13 @@ func Package() (string, error) {
 		}
 		return p, nil
 	}
-	if root, err := moduleRoot(); err == nil {
+	if root, err := testserver.ModuleRoot(); err == nil {
 		p := filepath.Join(root, ".kinesalite", "node_modules", "kinesalite")
 		if _, err := os.Stat(filepath.Join(p, "package.json")); err == nil {
 			return p, nil
 		}
 	}
 	return "", errors.New("kinesistest: kinesalite not found in .kinesalite/node_modules or $MILLRACE_KINESALITE (run sh scripts/kinesalite.sh, or make test)")
-}
-
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }
 
 // Start returns the test binary's server, starting it at the first call. It
@@ -108,15 +92,7 @@ func Start(t testing.TB) *Server {
 		}
 		shared, sharedErr = start(node, pkg)
 	})
-	if sharedSkip != "" {
-		if os.Getenv(RequireEnv) != "" {
-			t.Fatalf("%s (%s is set, so a missing Kinesis server is an error)", sharedSkip, RequireEnv)
-		}
-		t.Skipf("%s; set %s=1 to make this an error", sharedSkip, RequireEnv)
-	}
-	if sharedErr != nil {
-		t.Fatalf("kinesistest: %v", sharedErr)
-	}
+	testserver.Check(t, RequireEnv, "Kinesis server", sharedSkip, sharedErr)
 	return shared
 }
 

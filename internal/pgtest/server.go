@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/millrace/millrace/internal/testserver"
 )
 
 // RequireEnv is the environment variable that turns a missing PostgreSQL
@@ -121,15 +121,7 @@ func StartTLS(t testing.TB) *Server {
 
 func check(t testing.TB, s *Server, err error) *Server {
 	t.Helper()
-	if sharedSkip != "" {
-		if os.Getenv(RequireEnv) != "" {
-			t.Fatalf("%s (%s is set, so a missing PostgreSQL is an error)", sharedSkip, RequireEnv)
-		}
-		t.Skipf("%s; set %s=1 to make this an error", sharedSkip, RequireEnv)
-	}
-	if err != nil {
-		t.Fatalf("pgtest: %v", err)
-	}
+	testserver.Check(t, RequireEnv, "PostgreSQL", sharedSkip, err)
 	return s
 }
 
@@ -218,7 +210,7 @@ func start(bin string, tls bool) (*Server, error) {
 		args = append(args, "-c", "ssl=on", "-c", "ssl_cert_file="+filepath.Join(dir, certFile),
 			"-c", "ssl_key_file="+filepath.Join(dir, keyFile), "-c", "hba_file="+hba)
 	}
-	if s.port, err = freePort(); err != nil {
+	if s.port, err = testserver.FreePort(); err != nil {
 		return fail(err)
 	}
 	logf, err := os.Create(s.log)
@@ -345,13 +337,4 @@ func Connect(t testing.TB, connString string) *pgx.Conn {
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	return conn
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

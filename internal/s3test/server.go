@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/millrace/millrace/internal/testserver"
 	"github.com/millrace/millrace/storage"
 	_ "github.com/millrace/millrace/storage/s3store" // NewStore opens s3:// locations
 )
@@ -58,7 +58,7 @@ func Binary() (string, error) {
 	if p := os.Getenv("MILLRACE_MOTO_SERVER"); p != "" {
 		return p, nil
 	}
-	if root, err := moduleRoot(); err == nil {
+	if root, err := testserver.ModuleRoot(); err == nil {
 		p := filepath.Join(root, ".venv", "bin", "moto_server")
 		if _, err := os.Stat(p); err == nil {
 			return p, nil
@@ -68,25 +68,6 @@ func Binary() (string, error) {
 		return p, nil
 	}
 	return "", errors.New("s3test: moto_server not found in .venv/bin, MILLRACE_MOTO_SERVER or PATH (run sh scripts/venv.sh)")
-}
-
-// moduleRoot is the nearest directory above the working directory that
-// holds go.mod (tests run in their package's directory).
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }
 
 // Start returns the test binary's server, starting it at the first call. It
@@ -124,15 +105,7 @@ func StartAuth(t testing.TB) *Server {
 
 func check(t testing.TB, s *Server, err error) *Server {
 	t.Helper()
-	if sharedSkip != "" {
-		if os.Getenv(RequireEnv) != "" {
-			t.Fatalf("%s (%s is set, so a missing S3 server is an error)", sharedSkip, RequireEnv)
-		}
-		t.Skipf("%s; set %s=1 to make this an error", sharedSkip, RequireEnv)
-	}
-	if err != nil {
-		t.Fatalf("s3test: %v", err)
-	}
+	testserver.Check(t, RequireEnv, "S3 server", sharedSkip, err)
 	return s
 }
 
@@ -156,7 +129,7 @@ func Stop() {
 
 func start(bin string, env ...string) (*Server, error) {
 	began := time.Now()
-	port, err := freePort()
+	port, err := testserver.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -251,15 +224,6 @@ func (s *Server) Setenv(t testing.TB) {
 	t.Setenv("AWS_PROFILE", "")
 	t.Setenv("AWS_CONFIG_FILE", os.DevNull)
 	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", os.DevNull)
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find a free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // NewStore points package storage's S3 client at the server (Setenv) and
