@@ -9,9 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,11 +19,11 @@ import (
 	"github.com/millrace/millrace/checkpoint"
 	mexec "github.com/millrace/millrace/exec"
 	"github.com/millrace/millrace/internal/kafkatest"
+	"github.com/millrace/millrace/internal/killtest"
 	"github.com/millrace/millrace/internal/s3test"
 	"github.com/millrace/millrace/lake"
 	"github.com/millrace/millrace/sinks/blackhole"
 	"github.com/millrace/millrace/sources/kafka"
-	kafkago "github.com/segmentio/kafka-go"
 )
 
 func TestMain(m *testing.M) {
@@ -50,7 +48,9 @@ func TestKafkaToDeltaSurvivesKills(t *testing.T) {
 	args := []string{"--brokers", broker.Addr(), "--topic", topic, "--table", table, "--checkpoint", ckpt,
 		"--max-offsets-per-trigger", "2000", "--available-now"}
 	r := rand.New(rand.NewSource(5))
-	runChild := func(env string, killAfter time.Duration) bool { return runExample(t, bin, args, nil, env, killAfter) }
+	runChild := func(env string, killAfter time.Duration) bool {
+		return killtest.RunChild(t, bin, args, nil, env, killAfter)
+	}
 	kills := 0
 	steps := []string{mexec.StepOffsetsWritten, mexec.StepDataRead, mexec.StepSinkCommitted, mexec.StepStateCommitted, mexec.StepCommitWritten}
 	for batch := int64(0); batch < 10; batch++ {
@@ -87,8 +87,8 @@ func TestKafkaToDeltaSurvivesKills(t *testing.T) {
 	for _, o := range offs[topic] {
 		total += o
 	}
-	if len(offs[topic]) != 3 || total != clickEvents {
-		t.Fatalf("offsets/%d = %s, want all %d records of the 3 partitions of %s", last.BatchID, last.Offsets[0], clickEvents, topic)
+	if len(offs[topic]) != 3 || total != killtest.ClickEvents {
+		t.Fatalf("offsets/%d = %s, want all %d records of the 3 partitions of %s", last.BatchID, last.Offsets[0], killtest.ClickEvents, topic)
 	}
 
 	// …and in progress events.
@@ -109,11 +109,11 @@ func TestKafkaToDeltaSurvivesKills(t *testing.T) {
 	}
 
 	got := readWithLake(t, table)
-	if diff := compareCounts(got, want); diff != "" {
+	if diff := killtest.CompareCounts(got, want); diff != "" {
 		t.Fatalf("lake reads the table wrong: %s", diff)
 	}
 	if rs, ok := readWithDeltaRS(t, table, nil); ok {
-		if diff := compareCounts(rs, want); diff != "" {
+		if diff := killtest.CompareCounts(rs, want); diff != "" {
 			t.Fatalf("delta-rs reads the table wrong: %s", diff)
 		}
 		t.Logf("delta-rs reads the %d expected windows", len(want))
@@ -182,55 +182,12 @@ print(json.dumps(out))
 	return got, true
 }
 
-func compareCounts(got, want map[string]int64) string {
-	var diffs []string
-	for k, v := range want {
-		if got[k] != v {
-			diffs = append(diffs, fmt.Sprintf("%s: got %d want %d", k, got[k], v))
-		}
-	}
-	for k, v := range got {
-		if _, ok := want[k]; !ok {
-			diffs = append(diffs, fmt.Sprintf("%s: unexpected %d", k, v))
-		}
-	}
-	sort.Strings(diffs)
-	if len(diffs) > 10 {
-		diffs = diffs[:10]
-	}
-	if len(diffs) == 0 {
-		if len(want) == 0 {
-			return "no expected windows"
-		}
-		return ""
-	}
-	return fmt.Sprintf("%d windows (of %d) differ: %s", len(diffs), len(want), strings.Join(diffs, "; "))
-}
-
-const clickEvents = 30_000
-
-// produceClicks writes 12 hours of clicks to a new 3-partition topic, out of
-// order by up to 20 minutes (under the one-hour watermark, so none is late
-// and the expected counts are plain), and returns the counts per
-// (window start|campaign) that Append mode writes: the windows the final
+// produceClicks writes killtest.Clicks to a new 3-partition topic and
+// returns the counts that Append mode writes: of the windows the final
 // watermark (max event time − 1h) has passed.
 func produceClicks(t *testing.T, broker *kafkatest.Broker, topic string, seed int64) map[string]int64 {
 	broker.CreateTopic(t, topic, 3, nil)
-	base := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-	r := rand.New(rand.NewSource(seed))
-	want := map[string]int64{}
-	var maxTS time.Time
-	var msgs []kafkago.Message
-	for i := 0; i < clickEvents; i++ {
-		ts := base.Add(time.Duration(i) * 12 * time.Hour / clickEvents).Add(-time.Duration(r.Int63n(int64(20 * time.Minute))))
-		if ts.After(maxTS) {
-			maxTS = ts
-		}
-		camp := r.Intn(5)
-		doc, _ := json.Marshal(map[string]any{"event_time": ts.Format(time.RFC3339Nano), "campaign_id": camp, "user_id": r.Intn(1000)})
-		msgs = append(msgs, kafkago.Message{Partition: i % 3, Value: doc})
-		want[fmt.Sprintf("%s|%d", ts.Truncate(time.Hour).Format(time.RFC3339), camp)]++
-	}
+	msgs, want, maxTS := killtest.Clicks(seed)
 	broker.Produce(t, topic, msgs...)
 	wm := maxTS.Add(-time.Hour).Truncate(time.Millisecond)
 	for k := range want {
@@ -249,35 +206,4 @@ func buildExample(t *testing.T, dir string) string {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	return bin
-}
-
-// runExample runs the example once with the extra environment env plus
-// crash (a CrashEnv setting or ""), SIGKILLs it after killAfter if that is
-// positive, and reports whether it died of SIGKILL; any other failure
-// fails the test.
-func runExample(t *testing.T, bin string, args, env []string, crash string, killAfter time.Duration) (killed bool) {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), env...)
-	if crash != "" {
-		cmd.Env = append(cmd.Env, crash)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if killAfter > 0 {
-		timer := time.AfterFunc(killAfter, func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
-		defer timer.Stop()
-	}
-	err := cmd.Wait()
-	if err == nil {
-		return false
-	}
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
-		return true
-	}
-	t.Fatalf("child failed: %v\n%s", err, stderr.String())
-	return false
 }

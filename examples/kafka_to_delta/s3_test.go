@@ -11,6 +11,7 @@ import (
 	"github.com/millrace/millrace/checkpoint"
 	mexec "github.com/millrace/millrace/exec"
 	"github.com/millrace/millrace/internal/kafkatest"
+	"github.com/millrace/millrace/internal/killtest"
 	"github.com/millrace/millrace/internal/s3test"
 )
 
@@ -44,7 +45,7 @@ func TestKafkaToDeltaOnS3(t *testing.T) {
 	}
 
 	// The uninterrupted run, on a machine of its own.
-	if runExample(t, bin, args("clean"), env, "", 0) {
+	if killtest.RunChild(t, bin, args("clean"), env, "", 0) {
 		t.Fatal("the uninterrupted run was killed")
 	}
 	if err := os.RemoveAll(work); err != nil {
@@ -54,7 +55,7 @@ func TestKafkaToDeltaOnS3(t *testing.T) {
 	r := rand.New(rand.NewSource(9))
 	kills := 0
 	run := func(crash string, killAfter time.Duration) bool {
-		killed := runExample(t, bin, args("killed"), env, crash, killAfter)
+		killed := killtest.RunChild(t, bin, args("killed"), env, crash, killAfter)
 		if killed {
 			kills++
 		}
@@ -87,10 +88,10 @@ func TestKafkaToDeltaOnS3(t *testing.T) {
 		t.Skip("no delta-rs to read the tables with")
 	}
 	killed, _ := readWithDeltaRS(t, fmt.Sprintf("s3://%s/tables/killed", bucket), opts)
-	if diff := compareCounts(clean, want); diff != "" {
+	if diff := killtest.CompareCounts(clean, want); diff != "" {
 		t.Fatalf("the uninterrupted run's table, read by delta-rs from S3: %s", diff)
 	}
-	if diff := compareCounts(killed, clean); diff != "" {
+	if diff := killtest.CompareCounts(killed, clean); diff != "" {
 		t.Fatalf("the killed run's table differs from the uninterrupted run's: %s", diff)
 	}
 	t.Logf("delta-rs reads the same %d windows from both tables on S3", len(clean))

@@ -2,23 +2,19 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	mexec "github.com/millrace/millrace/exec"
 	"github.com/millrace/millrace/internal/kafkatest"
+	"github.com/millrace/millrace/internal/killtest"
 	"github.com/millrace/millrace/internal/pgtest"
-	kafkago "github.com/segmentio/kafka-go"
 )
 
 func TestMain(m *testing.M) {
@@ -52,7 +48,7 @@ func TestKafkaToPostgresSurvivesKills(t *testing.T) {
 
 	// The reference: one uninterrupted run.
 	began := time.Now()
-	if runChild(t, bin, args("reference"), env, "", 0) {
+	if killtest.RunChild(t, bin, args("reference"), env, "", 0) {
 		t.Fatal("reference run killed")
 	}
 	full := time.Since(began)
@@ -61,21 +57,21 @@ func TestKafkaToPostgresSurvivesKills(t *testing.T) {
 	kills := 0
 	steps := []string{mexec.StepOffsetsWritten, mexec.StepDataRead, mexec.StepSinkCommitted, mexec.StepStateCommitted, mexec.StepCommitWritten}
 	for batch := int64(0); batch < 10; batch++ {
-		if runChild(t, bin, args("killed"), env, fmt.Sprintf("%s=%s:%d", mexec.CrashEnv, steps[batch%5], batch), 0) {
+		if killtest.RunChild(t, bin, args("killed"), env, fmt.Sprintf("%s=%s:%d", mexec.CrashEnv, steps[batch%5], batch), 0) {
 			kills++
 		}
 	}
-	for runChild(t, bin, args("killed"), env, "", 0) {
+	for killtest.RunChild(t, bin, args("killed"), env, "", 0) {
 	}
 	// Kills at random moments (seeded) of another run, within the time an
 	// uninterrupted run takes, until a run finishes. How many land depends
 	// on the machine's speed, so only the step kills' count is checked.
 	r := rand.New(rand.NewSource(7))
 	random := 0
-	for runChild(t, bin, args("random"), env, "", time.Duration(r.Int63n(int64(full)))+time.Millisecond) {
+	for killtest.RunChild(t, bin, args("random"), env, "", time.Duration(r.Int63n(int64(full)))+time.Millisecond) {
 		random++
 	}
-	for runChild(t, bin, args("random"), env, "", 0) {
+	for killtest.RunChild(t, bin, args("random"), env, "", 0) {
 	}
 	if kills < 10 {
 		t.Fatalf("only %d step kills landed", kills)
@@ -84,11 +80,11 @@ func TestKafkaToPostgresSurvivesKills(t *testing.T) {
 
 	conn := pgtest.Connect(t, db)
 	ref := readCounts(t, conn, "reference")
-	if diff := compareCounts(ref, want); diff != "" {
+	if diff := killtest.CompareCounts(ref, want); diff != "" {
 		t.Fatalf("the uninterrupted run's table is wrong: %s", diff)
 	}
 	for _, table := range []string{"killed", "random"} {
-		if diff := compareCounts(readCounts(t, conn, table), ref); diff != "" {
+		if diff := killtest.CompareCounts(readCounts(t, conn, table), ref); diff != "" {
 			t.Fatalf("table %s differs from the uninterrupted run's: %s", table, diff)
 		}
 	}
@@ -121,81 +117,12 @@ func readCounts(t *testing.T, conn *pgx.Conn, table string) map[string]int64 {
 	return got
 }
 
-func compareCounts(got, want map[string]int64) string {
-	var diffs []string
-	for k, v := range want {
-		if got[k] != v {
-			diffs = append(diffs, fmt.Sprintf("%s: got %d want %d", k, got[k], v))
-		}
-	}
-	for k, v := range got {
-		if _, ok := want[k]; !ok {
-			diffs = append(diffs, fmt.Sprintf("%s: unexpected %d", k, v))
-		}
-	}
-	sort.Strings(diffs)
-	if len(diffs) > 10 {
-		diffs = diffs[:10]
-	}
-	if len(diffs) == 0 {
-		if len(want) == 0 {
-			return "no expected windows"
-		}
-		return ""
-	}
-	return fmt.Sprintf("%d windows (of %d) differ: %s", len(diffs), len(want), strings.Join(diffs, "; "))
-}
-
-const clickEvents = 30_000
-
-// produceClicks writes 12 hours of clicks to a new 3-partition topic, out of
-// order by up to 20 minutes (under the one-hour watermark, so none is
-// late), and returns the counts per (window start|campaign): in Update mode
-// every window's row ends with its full count.
+// produceClicks writes killtest.Clicks to a new 3-partition topic and
+// returns the counts per (window start|campaign): in Update mode every
+// window's row ends with its full count.
 func produceClicks(t *testing.T, broker *kafkatest.Broker, topic string, seed int64) map[string]int64 {
 	broker.CreateTopic(t, topic, 3, nil)
-	base := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-	r := rand.New(rand.NewSource(seed))
-	want := map[string]int64{}
-	var msgs []kafkago.Message
-	for i := 0; i < clickEvents; i++ {
-		ts := base.Add(time.Duration(i) * 12 * time.Hour / clickEvents).Add(-time.Duration(r.Int63n(int64(20 * time.Minute))))
-		camp := r.Intn(5)
-		doc, _ := json.Marshal(map[string]any{"event_time": ts.Format(time.RFC3339Nano), "campaign_id": camp, "user_id": r.Intn(1000)})
-		msgs = append(msgs, kafkago.Message{Partition: i % 3, Value: doc})
-		want[fmt.Sprintf("%s|%d", ts.Truncate(time.Hour).Format(time.RFC3339), camp)]++
-	}
+	msgs, want, _ := killtest.Clicks(seed)
 	broker.Produce(t, topic, msgs...)
 	return want
-}
-
-// runChild runs the example once with the extra environment env plus
-// crash (a CrashEnv setting or ""), SIGKILLs it after killAfter if that is
-// positive, and reports whether it died of SIGKILL; any other failure
-// fails the test.
-func runChild(t *testing.T, bin string, args, env []string, crash string, killAfter time.Duration) (killed bool) {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), env...)
-	if crash != "" {
-		cmd.Env = append(cmd.Env, crash)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if killAfter > 0 {
-		timer := time.AfterFunc(killAfter, func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
-		defer timer.Stop()
-	}
-	err := cmd.Wait()
-	if err == nil {
-		return false
-	}
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
-		return true
-	}
-	t.Fatalf("child failed: %v\n%s", err, stderr.String())
-	return false
 }

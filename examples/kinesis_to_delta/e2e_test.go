@@ -10,13 +10,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	mexec "github.com/millrace/millrace/exec"
+	"github.com/millrace/millrace/internal/killtest"
 	"github.com/millrace/millrace/internal/kinesistest"
 	"github.com/millrace/millrace/lake"
 )
@@ -56,7 +56,7 @@ func TestKinesisToDeltaSurvivesKills(t *testing.T) {
 	args := []string{"--stream", stream, "--table", table, "--checkpoint", ckpt, "--max-records-per-trigger", "150", "--available-now"}
 	kills := 0
 	run := func(crash string, killAfter time.Duration) {
-		if runChild(t, bin, args, crash, killAfter) {
+		if killtest.RunChild(t, bin, args, nil, crash, killAfter) {
 			kills++
 		}
 	}
@@ -77,7 +77,7 @@ func TestKinesisToDeltaSurvivesKills(t *testing.T) {
 	for i := 0; i < 8; i++ {
 		run("", time.Duration(100+r.Intn(300))*time.Millisecond)
 	}
-	for runChild(t, bin, args, "", 0) {
+	for killtest.RunChild(t, bin, args, nil, "", 0) {
 		kills++
 	}
 	if kills < 10 {
@@ -182,34 +182,4 @@ print(json.dumps([b.decode() for b in DeltaTable(sys.argv[1]).to_pyarrow_table()
 		t.Fatalf("delta-rs output: %v\n%s", err, out)
 	}
 	return got, true
-}
-
-// runChild runs the example once with crash (a CrashEnv setting or ""),
-// SIGKILLs it after killAfter if that is positive, and reports whether it
-// died of SIGKILL; any other failure fails the test.
-func runChild(t *testing.T, bin string, args []string, crash string, killAfter time.Duration) (killed bool) {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Env = os.Environ()
-	if crash != "" {
-		cmd.Env = append(cmd.Env, crash)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if killAfter > 0 {
-		timer := time.AfterFunc(killAfter, func() { _ = cmd.Process.Signal(syscall.SIGKILL) })
-		defer timer.Stop()
-	}
-	err := cmd.Wait()
-	if err == nil {
-		return false
-	}
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
-		return true
-	}
-	t.Fatalf("child failed: %v\n%s", err, stderr.String())
-	return false
 }
