@@ -35,16 +35,8 @@ func TestPostgresSecretsNeverShown(t *testing.T) {
 	b.Produce(t, in, kafkago.Message{Key: []byte("a"), Value: []byte("1")}, kafkago.Message{Key: []byte("b"), Value: []byte("2")})
 	ctx := context.Background()
 	se := millrace.NewSession()
-	var shown []string
-	exec := func(text string) *millrace.Result {
-		t.Helper()
-		r, err := se.Exec(ctx, text)
-		if err != nil {
-			t.Fatalf("%s: %v", text, err)
-		}
-		shown = append(shown, r.Text)
-		return r
-	}
+	var shown []string // everything the user or an operator can see
+	exec := sqlExec(t, ctx, se, &shown)
 	ckpt := t.TempDir()
 	exec(fmt.Sprintf("SET spark.sql.streaming.checkpointLocation = '%s'", ckpt))
 	exec("SET millrace.sql.trigger = 'available-now'")

@@ -78,16 +78,8 @@ func checkKinesisSecrets(t *testing.T, b *kafkatest.Broker) {
 	b.CreateTopic(t, out, 1, nil)
 	ctx := context.Background()
 	se := millrace.NewSession()
-	var shown []string
-	exec := func(text string) *millrace.Result {
-		t.Helper()
-		r, err := se.Exec(ctx, text)
-		if err != nil {
-			t.Fatalf("%s: %v", text, err)
-		}
-		shown = append(shown, r.Text)
-		return r
-	}
+	var shown []string // everything the user or an operator can see
+	exec := sqlExec(t, ctx, se, &shown)
 	ckpt := t.TempDir()
 	exec(fmt.Sprintf("SET spark.sql.streaming.checkpointLocation = '%s'", ckpt))
 	exec("SET millrace.sql.trigger = 'available-now'")
@@ -174,6 +166,20 @@ func queryTexts(q *millrace.Query) []string {
 	return out
 }
 
+// sqlExec returns a function that runs one SQL statement in se, fails t
+// on an error, and adds the statement's result text to shown.
+func sqlExec(t *testing.T, ctx context.Context, se *millrace.Session, shown *[]string) func(text string) *millrace.Result {
+	return func(text string) *millrace.Result {
+		t.Helper()
+		r, err := se.Exec(ctx, text)
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		*shown = append(*shown, r.Text)
+		return r
+	}
+}
+
 // grepSecrets fails t for each secret found in shown.
 func grepSecrets(t *testing.T, shown []string, secrets ...string) string {
 	t.Helper()
@@ -204,15 +210,7 @@ func checkSecrets(t *testing.T, b *kafkatest.Broker, ckpt string, secrets ...str
 	var shown []string // everything the user or an operator can see
 	ctx := context.Background()
 	se := millrace.NewSession()
-	exec := func(text string) *millrace.Result {
-		t.Helper()
-		r, err := se.Exec(ctx, text)
-		if err != nil {
-			t.Fatalf("%s: %v", text, err)
-		}
-		shown = append(shown, r.Text)
-		return r
-	}
+	exec := sqlExec(t, ctx, se, &shown)
 	fails := func(text string) {
 		t.Helper()
 		_, err := se.Exec(ctx, text)
