@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"path/filepath"
@@ -183,5 +184,36 @@ func TestSocketSourceRefused(t *testing.T) {
 	_, err = socket.New("127.0.0.1", port, socket.Options{})
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("127.0.0.1:%d", port)) {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// AvailableNow reads the lines received before the query started, also
+// after a restart from a checkpoint, whose numbering continues the
+// checkpoint's.
+func TestSocketSourceAvailableNow(t *testing.T) {
+	srv := newLineServer(t)
+	ckpt := filepath.Join(t.TempDir(), "ckpt")
+	rec := testutil.NewRecorder()
+	ctx := context.Background()
+	run := func(text string, lines int) {
+		t.Helper()
+		src, err := socket.New("127.0.0.1", srv.port(), socket.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sendLines(t, srv.accept(t), src, text, lines)
+		q, err := millrace.ReadStream(src).WriteStream(rec).Checkpoint(ckpt).
+			Logger(slog.New(slog.NewTextHandler(io.Discard, nil))).Trigger(millrace.AvailableNow()).Start(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := q.AwaitTermination(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run("a\nb\n", 2)
+	run("c\n", 1)
+	if d := testutil.Diff(rec.All(), [][]any{{"a"}, {"b"}, {"c"}}); d != "" {
+		t.Fatal(d)
 	}
 }

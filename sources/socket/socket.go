@@ -45,7 +45,8 @@ type Source struct {
 	rebased  bool   // the numbering follows the first start offset seen
 	served   bool   // a batch has been planned
 	readErr  error  // why reading stopped (io.EOF: the server closed)
-	capEnd   int64  // AvailableNow: the last ordinal to serve; -2 if unset
+	base     int64  // ordinal of the first line this process received
+	capCount int64  // AvailableNow: serve the first capCount lines received; -1 if unset
 	received int64
 }
 
@@ -71,7 +72,7 @@ func New(host string, port int, opts Options) (*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("socket source: connect to %s: %w (is a server listening there, e.g. nc -lk %d?)", addr, err, port)
 	}
-	s := &Source{addr: addr, opts: opts, schema: Schema(opts.IncludeTimestamp), conn: conn, capEnd: -2}
+	s := &Source{addr: addr, opts: opts, schema: Schema(opts.IncludeTimestamp), conn: conn, capCount: -1}
 	go s.receive()
 	return s, nil
 }
@@ -131,8 +132,8 @@ func (s *Source) LatestOffset(_ context.Context, start sources.Offset, limit sou
 	defer s.mu.Unlock()
 	s.rebase(st)
 	last := s.first + int64(len(s.lines)) - 1
-	if s.capEnd != -2 && last > s.capEnd {
-		last = s.capEnd
+	if s.capCount >= 0 && last > s.base+s.capCount-1 {
+		last = s.base + s.capCount - 1
 	}
 	if limit.MaxRows > 0 && last > st+limit.MaxRows {
 		last = st + limit.MaxRows
@@ -152,14 +153,17 @@ func (s *Source) rebase(start int64) {
 	s.rebased = true
 	if start+1 > s.first {
 		s.first = start + 1
+		s.base = s.first
 	}
 }
 
-// PrepareAvailableNow fixes the end at the lines received so far.
+// PrepareAvailableNow fixes the end at the lines received so far (counted,
+// not numbered: a restarted query numbers them only at its first
+// LatestOffset, after this).
 func (s *Source) PrepareAvailableNow(context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.capEnd = s.first + int64(len(s.lines)) - 1
+	s.capCount = s.received
 	return nil
 }
 
