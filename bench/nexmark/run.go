@@ -19,6 +19,9 @@ type RunOptions struct {
 	Allocator memory.Allocator
 	// SQL plans the query from its SQL text (sql.go) instead of the Go API.
 	SQL bool
+	// Inputs, when set, are the sources the query reads instead of the
+	// generator's (see Inputs); not with SQL.
+	Inputs Inputs
 }
 
 // Run runs query q over the events of cfg to a blackhole sink with the
@@ -35,7 +38,17 @@ func Run(ctx context.Context, q Query, cfg Config, o RunOptions) (Result, error)
 		return Result{}, err
 	}
 	out := newFlatSink(sink)
-	s := q.Build(g)
+	var s *millrace.Stream
+	switch {
+	case o.Inputs != nil && o.SQL:
+		return Result{}, fmt.Errorf("nexmark %s: RunOptions.Inputs and SQL together are not supported", q.Name)
+	case o.Inputs != nil:
+		if s, err = buildFromInputs(q, o.Inputs); err != nil {
+			return Result{}, err
+		}
+	default:
+		s = q.Build(g)
+	}
 	if o.SQL {
 		if s, err = BuildSQL(ctx, q, g); err != nil {
 			return Result{}, err

@@ -42,6 +42,10 @@ type nexmarkFlags struct {
 	noCheck     bool
 	quiet       bool
 	sql         bool
+	// source is "generator" or "parquet" (path: an export directory).
+	source          string
+	path            string
+	filesPerTrigger int
 }
 
 func newBenchNexmarkCmd() *cobra.Command {
@@ -61,7 +65,8 @@ Queries implemented: ` + queryNames() + `.`,
 		Example: `  millrace bench nexmark --query q0 --events 10000000
   millrace bench nexmark --query q0,q1,q2 --events 10000000 --format json
   millrace bench nexmark --query all --events 100000000 --no-check --parallelism 2
-  millrace bench nexmark --query q5 --events 10000000 --sql`,
+  millrace bench nexmark --query q5 --events 10000000 --sql
+  millrace bench nexmark --query q0,q1,q2,q5,q7 --source parquet --path /tmp/nexmark-compare-10000000-1-100000`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runNexmark(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
@@ -78,6 +83,9 @@ Queries implemented: ` + queryNames() + `.`,
 	fl.StringVar(&f.format, "format", "table", "output format: table or json")
 	fl.BoolVar(&f.noCheck, "no-check", false, "skip the oracle check")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress bars")
+	fl.StringVar(&f.source, "source", "generator", "where the events come from: generator, or parquet (the files bench/compare/export wrote to --path, read through the file source; the events, seed and rate are the export's, from its manifest.json)")
+	fl.StringVar(&f.path, "path", "", "with --source parquet: the export directory (bids in it, persons and auctions in its person/ and auction/ subdirectories)")
+	fl.IntVar(&f.filesPerTrigger, "files-per-trigger", 1, "with --source parquet: the file source's MaxFilesPerTrigger (0: all files in one trigger)")
 	fl.BoolVar(&f.sql, "sql", false, "plan each query from its Nexmark SQL text (bench/nexmark/sql.go) instead of the Go API; with --query all, the queries that have SQL text")
 	return cmd
 }
@@ -111,6 +119,8 @@ type benchResult struct {
 	Oracle                 *oracleResult `json:"oracle,omitempty"`
 	// SQL is set when the query was planned from its SQL text.
 	SQL bool `json:"sql,omitempty"`
+	// Source is where the events came from: generator or parquet.
+	Source string `json:"source"`
 }
 
 type oracleResult struct {
@@ -176,6 +186,28 @@ func runNexmark(ctx context.Context, stdout, stderr io.Writer, f nexmarkFlags) e
 			return err
 		}
 	}
+	switch f.source {
+	case "", "generator":
+		f.source = "generator"
+		if f.path != "" {
+			return fmt.Errorf("--path %q is for --source parquet", f.path)
+		}
+	case "parquet":
+		if f.path == "" {
+			return fmt.Errorf("--source parquet needs --path, the directory bench/compare/export wrote")
+		}
+		if f.sql {
+			return fmt.Errorf("--source parquet plans the queries with the Go API; drop --sql")
+		}
+		m, err := readExportManifest(f.path)
+		if err != nil {
+			return err
+		}
+		// the oracle's generator must be the export's
+		f.events, f.seed, f.rate, f.ooo = m.Events, m.Seed, m.Rate, max(m.OutOfOrder, 1)
+	default:
+		return fmt.Errorf("--source %q: want generator or parquet", f.source)
+	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -231,7 +263,15 @@ func runOneNexmark(ctx context.Context, stderr io.Writer, q nexmark.Query, cfg n
 	peak := startHeapSampler()
 	cpu0 := processCPUSeconds()
 	start := time.Now()
-	res, err := nexmark.Run(ctx, q, cfg, nexmark.RunOptions{Parallelism: par, Listeners: []millrace.Listener{bar}, SQL: f.sql})
+	opts := nexmark.RunOptions{Parallelism: par, Listeners: []millrace.Listener{bar}, SQL: f.sql}
+	if f.source == "parquet" {
+		in, err := parquetInputs(f.path, q, f.filesPerTrigger)
+		if err != nil {
+			return benchResult{}, err
+		}
+		opts.Inputs = in
+	}
+	res, err := nexmark.Run(ctx, q, cfg, opts)
 	wall := time.Since(start).Seconds()
 	cpu := processCPUSeconds() - cpu0
 	heap := peak()
@@ -243,6 +283,7 @@ func runOneNexmark(ctx context.Context, stderr io.Writer, q nexmark.Query, cfg n
 		Checksum: fmt.Sprintf("%016x", res.Checksum), WallSeconds: wall, CPUSeconds: cpu,
 		EventsPerSecond: float64(cfg.Events) / wall, PeakHeapBytes: heap, MaxRSSBytes: maxRSS(),
 		Parallelism: par, Rate: g.Config().Rate, OutOfOrderGroup: g.Config().OutOfOrderGroup, Seed: cfg.Seed, SQL: f.sql,
+		Source: f.source,
 	}
 	if wall > 0 {
 		r.Cores = cpu / wall
