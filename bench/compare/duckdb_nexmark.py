@@ -68,6 +68,8 @@ def main():
             "outputRows": n, "wallSeconds": wall, "cpuSeconds": cpu,
             "cores": cpu / wall if wall else 0,
             "eventsPerSecond": ev / wall, "eventsPerSecondPerCore": ev / cpu if cpu else 0,
+            # the process's peak resident set (Linux: KiB), monotone over queries
+            "maxRssBytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
             "threads": a.threads, "duckdb": duckdb.__version__,
         }), flush=True)
 

@@ -146,6 +146,16 @@ def jvm_cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / tick  # utime, stime
 
 
+def jvm_peak_rss(pid):
+    """The JVM's peak resident set (VmHWM), bytes: process-wide, so
+    monotone over the queries of one run."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
 def run(spark, name, src_dirs, files_per_trigger, schemas, ckpt_root, rate):
     def read(k):
         return (spark.readStream.schema(schemas[k]).option("maxFilesPerTrigger", files_per_trigger)
@@ -224,7 +234,7 @@ def main():
             **({"outputRows": out} if out is not None else {}),
             "wallSeconds": wall, "cpuSeconds": cpu, "cores": cpu / wall if wall else 0,
             "eventsPerSecond": ev / wall, "eventsPerSecondPerCore": ev / cpu if cpu else 0,
-            "localCores": a.cores, "stateStore": a.state_store, "spark": spark.version,
+            "maxRssBytes": jvm_peak_rss(pid), "localCores": a.cores, "stateStore": a.state_store, "spark": spark.version,
         }), flush=True)
     shutil.rmtree(root, ignore_errors=True)
     spark.stop()

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""Prints the comparison table of a run.sh result directory: per query and
-engine, events/s, events/s per core (events / CPU seconds), cores used,
-output rows, and Millrace's ratio to the engine (per core and wall).
+"""Prints the comparison table of a run.sh result directory: per query,
+core count (the RESULTS_DIR/<cores>/ subdirectories) and engine: events,
+wall seconds, CPU seconds, events per CPU-second, Millrace's ratio to the
+engine (Millrace's events per CPU-second ÷ the engine's; Millrace = the
+file-source run), output rows (flagged `≠` when they differ from
+Millrace's) and peak RSS.
 
   python3 summarize.py RESULTS_DIR
 """
@@ -9,56 +12,82 @@ import json
 import os
 import sys
 
+ENGINES = ("millrace", "millrace-gen", "duckdb", "spark", "flink")
+
 
 def load(d):
+    """Result rows of one core count's directory (JSON objects, one a line;
+    other lines, e.g. log output, are skipped)."""
     rows = []
-    p = os.path.join(d, "millrace.json")
-    if os.path.exists(p):
-        for r in json.load(open(p)):
-            r["engine"] = "millrace"
-            rows.append(r)
-    for name in ("spark.jsonl", "duckdb.jsonl"):
-        p = os.path.join(d, name)
-        if os.path.exists(p):
-            for line in open(p):
-                line = line.strip()
-                if line.startswith("{"):
-                    rows.append(json.loads(line))
+    for e in ENGINES:
+        p = os.path.join(d, e + ".jsonl")
+        if not os.path.exists(p):
+            continue
+        for line in open(p):
+            line = line.strip()
+            if line.startswith("{"):
+                r = json.loads(line)
+                r.setdefault("engine", e)
+                rows.append(r)
     return rows
 
 
+def mib(b):
+    return f"{b / (1 << 20):,.0f}" if b else ""
+
+
 def main():
-    d = sys.argv[1]
-    rows = load(d)
-    by = {}
-    for r in rows:
-        by.setdefault(r["query"], {})[r["engine"]] = r
-    hdr = f"{'query':6} {'engine':9} {'events':>10} {'wall s':>8} {'cores':>5} {'events/s':>12} {'events/s/core':>14} {'out rows':>10} {'millrace x (per core)':>22} {'millrace x (wall)':>18}"
+    root = sys.argv[1]
+    cores = sorted((int(n) for n in os.listdir(root) if n.isdigit() and os.path.isdir(os.path.join(root, n))))
+    by = {}  # query -> cores -> engine -> row
+    for c in cores:
+        for r in load(os.path.join(root, str(c))):
+            by.setdefault(r["query"], {}).setdefault(c, {})[r["engine"]] = r
+    hdr = (f"{'query':5} {'cores':>5} {'engine':12} {'events':>10} {'wall s':>7} {'CPU s':>7} "
+           f"{'events/CPU-s':>13} {'millrace x':>10} {'out rows':>10} {'':1} {'peak RSS MiB':>12}")
     print(hdr)
     print("-" * len(hdr))
+    mismatches = []
     for q in sorted(by, key=lambda s: int(s[1:])):
-        m = by[q].get("millrace")
-        for eng in ("millrace", "spark", "duckdb"):
-            r = by[q].get(eng)
-            if not r:
-                continue
-            if "error" in r:
-                # The engine refused the query (spark_nexmark.py records why).
-                what = "failed" if r.get("failed") else "not expressible in Spark Structured Streaming"
-                print(f"{q:6} {eng:9} {r['events']:>10} {what}: {r['error'].splitlines()[0][:160]}")
-                continue
-            out = r.get("outputRows", "")
-            rc = rw = ""
-            if m and eng != "millrace" and "error" not in m and r["eventsPerSecondPerCore"] and r["eventsPerSecond"]:
-                rc = f"{m['eventsPerSecondPerCore'] / r['eventsPerSecondPerCore']:.2f}"
-                rw = f"{m['eventsPerSecond'] / r['eventsPerSecond']:.2f}"
-            print(f"{q:6} {eng:9} {r['events']:>10} {r['wallSeconds']:>8.2f} {r['cores']:>5.2f} "
-                  f"{r['eventsPerSecond']:>12,.0f} {r['eventsPerSecondPerCore']:>14,.0f} {str(out):>10} {rc:>22} {rw:>18}")
-        if m and m.get("oracle"):
-            print(f"{'':6} millrace oracle: {'ok' if m['oracle']['ok'] else 'MISMATCH'}")
-    print("\nspark output rows: the noop sink's numOutputRows summed over batches (blank when "
-          "not reported; for Update mode, q12, rows updated per trigger); duckdb's q12 is one "
-          "window (a batch has one processing time), so its rows differ from the streams'.")
+        for c in cores:
+            rs = by[q].get(c, {})
+            m = rs.get("millrace")
+            for eng in ENGINES:
+                r = rs.get(eng)
+                if not r:
+                    continue
+                if "error" in r:
+                    what = "failed" if r.get("failed") else "not run"
+                    print(f"{q:5} {c:>5} {eng:12} {r['events']:>10} {what}: {r['error'].splitlines()[0][:120]}")
+                    continue
+                ok = m is not None and "error" not in m
+                ratio = ""
+                if ok and eng != "millrace" and r.get("eventsPerSecondPerCore"):
+                    ratio = f"{m['eventsPerSecondPerCore'] / r['eventsPerSecondPerCore']:.2f}"
+                out = r.get("outputRows")
+                flag = ""
+                if ok and out is not None and out != m.get("outputRows"):
+                    flag = "≠"
+                    mismatches.append(f"{q} {c} core(s): {eng} {out} rows, millrace {m.get('outputRows')}")
+                cpu = r.get("cpuSeconds", 0)
+                print(f"{q:5} {c:>5} {eng:12} {r['events']:>10} {r['wallSeconds']:>7.2f} {cpu:>7.2f} "
+                      f"{r['eventsPerSecondPerCore']:>13,.0f} {ratio:>10} {'' if out is None else out:>10} "
+                      f"{flag:1} {mib(r.get('maxRssBytes')):>12}")
+            if m and m.get("oracle"):
+                print(f"{'':5} {'':>5} millrace oracle: {'ok' if m['oracle']['ok'] else 'MISMATCH'}")
+    print()
+    if mismatches:
+        print("OUTPUT ROWS DIFFER from Millrace's:")
+        for s in mismatches:
+            print("  " + s)
+    else:
+        print("output rows: equal to Millrace's everywhere they were reported")
+    print("millrace x = Millrace's (file source) events per CPU-second ÷ the engine's. "
+          "events/CPU-s = event positions ÷ the process's CPU seconds for the timed run "
+          "(JVM engines: after an untimed warm-up run over the first file, so start-up and JIT "
+          "warm-up are outside it). Peak RSS: Millrace per query (one process each); DuckDB, "
+          "Spark and Flink run all queries in one process, so theirs is the process's peak so far. "
+          "spark out rows: the noop sink's numOutputRows; flink out rows: the same SQL in batch mode.")
 
 
 if __name__ == "__main__":
