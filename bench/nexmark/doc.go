@@ -118,6 +118,13 @@
 //	go test ./bench/nexmark                      # oracle checks at 100K events
 //	go test ./bench/nexmark -run X -bench .      # generator alone, queries at 1M events
 //	millrace bench nexmark --query q0,q1,q2 --events 10000000
+//	millrace bench nexmark --query q0,q5 --source parquet --path DIR
+//
+// RunOptions.Inputs replaces the generator's sources by others holding
+// the same events (inputs.go), e.g. the file source over the Parquet files
+// bench/compare/export wrote from the same Config: the oracle still
+// evaluates the generator's events, so the run is checked all the same
+// (bench/compare's fair comparison reads the files this way).
 //
 // Read next: queries.go (the queries), queries_join.go (q3),
 // queries_chain.go (q5, q7, q8), queries_q4.go (q4), queries_extra.go,
