@@ -169,13 +169,7 @@ def main():
     from pyflink.java_gateway import get_gateway
 
     pid = get_gateway().jvm.java.lang.ProcessHandle.current().pid()
-    import pyflink
-
-    version = getattr(pyflink, "__version__", None) or "2.x"
-    try:
-        from pyflink.version import __version__ as version
-    except ImportError:
-        pass
+    from pyflink.version import __version__ as version
     for name in [n.strip() for n in a.queries.split(",")]:
         ev = man["events"]
         if name not in qs:
