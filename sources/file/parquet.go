@@ -15,14 +15,15 @@ import (
 
 // readParquet reads the file's columns named by the schema (internal/pqread)
 // and emits them as records of the schema: each column conformed to the
-// schema's type (kernels.Conform), nulls for columns the file lacks.
+// schema's type (kernels.Conform), nulls for columns the file lacks and
+// for those the query never reads (PruneColumns).
 //
 // path names the file in errors (for S3, the object's URL); object, when
 // not nil, holds the file's bytes (an object read whole), else the file
 // at path is read.
 func (p *Partition) readParquet(ctx context.Context, mem memory.Allocator, path string, object []byte, emit func(arrow.RecordBatch) error) error {
 	schema := p.src.opts.Schema
-	want := func(name string) bool { return len(schema.FieldIndices(name)) > 0 }
+	want := func(name string) bool { return len(schema.FieldIndices(name)) > 0 && !p.src.unread[name] }
 	cols := make([]arrow.Array, schema.NumFields())
 	conform := func(in arrow.RecordBatch, n int64) error {
 		for i, f := range schema.Fields() {

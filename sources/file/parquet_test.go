@@ -1,6 +1,7 @@
 package file
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/millrace/millrace/sources"
 )
 
 // writeParquet writes n rows: extra (int64), event_time (timestamp[ms]),
@@ -73,6 +75,33 @@ func TestParquetProjection(t *testing.T) {
 		// n is not in the file: null. event_time is rescaled ms → µs.
 		if want := fmt.Sprintf("%s|null|%d", user, us20240501+int64(i)*1000); r != want {
 			t.Fatalf("row %d = %s, want %s", i, r, want)
+		}
+	}
+}
+
+// Columns the query never reads (PruneColumns) are not decoded: they come
+// out as nulls, the others intact.
+func TestParquetPrunedColumns(t *testing.T) {
+	dir := t.TempDir()
+	writeParquet(t, filepath.Join(dir, "p.parquet"), 3000)
+	mem := checkedMem(t)
+	s, err := New(Options{Path: dir, Format: Parquet, Schema: clickSchema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.PruneColumns([]string{"event_time"})
+	start, _ := s.InitialOffset(context.Background())
+	end, err := s.LatestOffset(context.Background(), start, sources.ReadLimit{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := readRange(t, mem, s, start, end)
+	if err != nil || len(rows) != 3000 {
+		t.Fatalf("%d rows, %v", len(rows), err)
+	}
+	for i, r := range rows {
+		if want := fmt.Sprintf("null|null|%d", us20240501+int64(i)*1000); r != want {
+			t.Fatalf("row %d = %s, want %s (user pruned)", i, r, want)
 		}
 	}
 }

@@ -28,13 +28,35 @@ type Source struct {
 	pending int                       // new files seen by the last LatestOffset beyond its limit
 	capped  map[string]struct{}       // PrepareAvailableNow: only these files are read
 	entries map[int64]map[string]bool // parsed file sink log entries (sinklog.go)
+
+	// unread names the columns the query never reads (PruneColumns): a
+	// Parquet file's are not decoded but filled with nulls. Set before the
+	// first trigger, read-only after.
+	unread map[string]bool
 }
 
 var (
 	_ sources.Source       = (*Source)(nil)
 	_ sources.AvailableNow = (*Source)(nil)
 	_ sources.Describer    = (*Source)(nil)
+	_ sources.ColumnPruner = (*Source)(nil)
 )
+
+// PruneColumns implements sources.ColumnPruner: the columns of Parquet
+// files that are not in needed are left undecoded and emitted as nulls
+// (the schema stays the same). JSON and CSV lines are parsed whole.
+func (s *Source) PruneColumns(needed []string) {
+	keep := map[string]bool{}
+	for _, n := range needed {
+		keep[n] = true
+	}
+	s.unread = map[string]bool{}
+	for _, f := range s.opts.Schema.Fields() {
+		if !keep[f.Name] {
+			s.unread[f.Name] = true
+		}
+	}
+}
 
 // New returns a file source for opts. It does not touch the directory (for
 // s3:// it sets up the client, which reads the AWS configuration).
