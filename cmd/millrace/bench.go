@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/metrics"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"syscall"
@@ -42,6 +43,7 @@ type nexmarkFlags struct {
 	noCheck     bool
 	quiet       bool
 	sql         bool
+	cpuProfile  string // write a CPU profile of the runs (for default.pgo)
 	// source is "generator" or "parquet" (path: an export directory).
 	source          string
 	path            string
@@ -83,6 +85,7 @@ Queries implemented: ` + queryNames() + `.`,
 	fl.StringVar(&f.format, "format", "table", "output format: table or json")
 	fl.BoolVar(&f.noCheck, "no-check", false, "skip the oracle check")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress bars")
+	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the runs to this file (go tool pprof; cmd/millrace/default.pgo is one)")
 	fl.StringVar(&f.source, "source", "generator", "where the events come from: generator, or parquet (the files bench/compare/export wrote to --path, read through the file source; the events, seed and rate are the export's, from its manifest.json)")
 	fl.StringVar(&f.path, "path", "", "with --source parquet: the export directory (bids in it, persons and auctions in its person/ and auction/ subdirectories)")
 	fl.IntVar(&f.filesPerTrigger, "files-per-trigger", 1, "with --source parquet: the file source's MaxFilesPerTrigger (0: all files in one trigger)")
@@ -171,6 +174,20 @@ func withSQL(qs []nexmark.Query, all bool) ([]nexmark.Query, error) {
 }
 
 func runNexmark(ctx context.Context, stdout, stderr io.Writer, f nexmarkFlags) error {
+	if f.cpuProfile != "" {
+		out, err := os.Create(f.cpuProfile)
+		if err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		if err := pprof.StartCPUProfile(out); err != nil {
+			out.Close()
+			return fmt.Errorf("--cpuprofile %s: %w", f.cpuProfile, err)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			out.Close()
+		}()
+	}
 	if f.format != "table" && f.format != "json" {
 		return fmt.Errorf("--format %q: want table or json", f.format)
 	}
