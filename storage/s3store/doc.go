@@ -13,8 +13,9 @@
 // S3-compatible server and turns on path-style addressing.
 //
 // Faults: throttling (503 SlowDown), dropped connections and timeouts are
-// retried by the SDK's standard retryer with exponential backoff and
-// jitter, up to 8 attempts (AWS_MAX_ATTEMPTS); an attempt whose answer does
+// retried by the SDK's standard retryer with exponential backoff (from
+// 500 ms for errors, 1 s for throttling; full jitter; at most 20 s) up to 8
+// attempts (AWS_MAX_ATTEMPTS); an attempt whose answer does
 // not start within MILLRACE_S3_TIMEOUT (TimeoutEnv, default 2m) fails and
 // is retried, so a stalled server cannot hang a query. A conditional PUT is
 // not idempotent: when a retried one is refused because the key exists,
