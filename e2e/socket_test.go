@@ -120,6 +120,7 @@ func TestSocketSource(t *testing.T) {
 	}{
 		{"hello\nworld\r\n", []string{"hello", "world"}},
 		{"caf\xe9 \n\n", []string{"caf\uFFFD ", ""}},
+		{"cr\rcrlf\r\n", []string{"cr", "crlf"}},
 	} {
 		sendLines(t, conn, src, batch.text, len(batch.lines))
 		if err := q.ProcessAllAvailable(ctx); err != nil {
@@ -147,8 +148,8 @@ func TestSocketSource(t *testing.T) {
 		t.Fatal(d)
 	}
 	last := q.LastProgress()
-	if string(last.Sources[0].StartOffset) != "3" || string(last.Sources[0].EndOffset) != "4" {
-		t.Fatalf("after the restart the batch read offsets %s..%s, want 3..4", last.Sources[0].StartOffset, last.Sources[0].EndOffset)
+	if string(last.Sources[0].StartOffset) != "5" || string(last.Sources[0].EndOffset) != "6" {
+		t.Fatalf("after the restart the batch read offsets %s..%s, want 5..6", last.Sources[0].StartOffset, last.Sources[0].EndOffset)
 	}
 
 	// A batch interrupted after its offsets were logged cannot be re-read.
@@ -168,7 +169,7 @@ func TestSocketSource(t *testing.T) {
 		err = q.ProcessAllAvailable(ctx)
 		_ = q.Stop()
 	}
-	if err == nil || !strings.Contains(err.Error(), "cannot re-read lines 5..5") || !strings.Contains(err.Error(), "delete the checkpoint") {
+	if err == nil || !strings.Contains(err.Error(), "cannot re-read lines 7..7") || !strings.Contains(err.Error(), "delete the checkpoint") {
 		t.Fatalf("restart after an interrupted batch: %v", err)
 	}
 }

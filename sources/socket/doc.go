@@ -26,7 +26,7 @@
 //
 // # Invariants
 //
-//   - Lines are split at "\n", a trailing "\r" dropped (Java's readLine);
+//   - Lines are split at "\n", "\r" or "\r\n" (Java's readLine);
 //     invalid UTF-8 becomes U+FFFD. A connection closed by the server ends
 //     the input; the query keeps running with no new data, as Spark's.
 //   - PlanPartitions(start, end) is the buffered lines start+1..end: the

@@ -3,6 +3,7 @@ package socket
 import (
 	"bufio"
 	"context"
+	"io"
 	"fmt"
 	"net"
 	"strconv"
@@ -87,24 +88,53 @@ func Schema(includeTimestamp bool) *arrow.Schema {
 }
 
 func (s *Source) receive() {
-	r := bufio.NewReader(s.conn)
-	for {
-		text, err := r.ReadString('\n')
-		if text != "" { // a last line without "\n" counts when the server closes
-			text = strings.TrimSuffix(strings.TrimSuffix(text, "\n"), "\r")
-			text = strings.ToValidUTF8(text, "\uFFFD")
-			s.mu.Lock()
-			s.lines = append(s.lines, line{text: text, at: s.opts.Clock().UnixMicro()})
-			s.received++
-			s.mu.Unlock()
-		}
-		if err != nil {
-			s.mu.Lock()
-			s.readErr = err
-			s.mu.Unlock()
-			return
+	sc := bufio.NewScanner(s.conn)
+	sc.Buffer(make([]byte, 64*1024), maxLine)
+	sc.Split(splitLines)
+	for sc.Scan() {
+		text := strings.ToValidUTF8(sc.Text(), "\uFFFD")
+		s.mu.Lock()
+		s.lines = append(s.lines, line{text: text, at: s.opts.Clock().UnixMicro()})
+		s.received++
+		s.mu.Unlock()
+	}
+	err := sc.Err()
+	if err == nil {
+		err = io.EOF
+	}
+	s.mu.Lock()
+	s.readErr = err
+	s.mu.Unlock()
+}
+
+// maxLine bounds one line (a longer one ends the input with an error).
+const maxLine = 64 << 20
+
+// splitLines splits at "\n", "\r" or "\r\n", as Java's
+// BufferedReader.readLine, which Spark's socket source uses; a last line
+// without a terminator counts when the server closes.
+func splitLines(data []byte, atEOF bool) (advance int, token []byte, err error) {
+	for i, c := range data {
+		switch c {
+		case '\n':
+			return i + 1, data[:i], nil
+		case '\r':
+			if i+1 < len(data) {
+				if data[i+1] == '\n' {
+					return i + 2, data[:i], nil
+				}
+				return i + 1, data[:i], nil
+			}
+			if atEOF {
+				return i + 1, data[:i], nil
+			}
+			return 0, nil, nil // is a "\n" next?
 		}
 	}
+	if atEOF && len(data) > 0 {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
 }
 
 // Name describes the source in progress events, as Spark names it.
