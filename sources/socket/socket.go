@@ -3,8 +3,8 @@ package socket
 import (
 	"bufio"
 	"context"
-	"io"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"strings"
