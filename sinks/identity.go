@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -66,7 +67,7 @@ type Binder interface {
 func CheckRecorded(info BindInfo, now Identity, kind string) error {
 	r := info.Recorded
 	if info.Force || info.Mode == Complete || r == nil || info.LastCommitted < 0 ||
-		r.Location != now.Location || r.ID == now.ID {
+		!sameLocation(r.Location, now.Location) || r.ID == now.ID {
 		return nil
 	}
 	state := "there is none now"
@@ -78,4 +79,16 @@ func CheckRecorded(info BindInfo, now Identity, kind string) error {
 		"to start over, delete the checkpoint too (the query then reads its sources from the start); or set "+
 		"IgnoreSinkMismatch to continue, accepting the loss: %w",
 		kind, now.Location, info.Checkpoint, info.LastCommitted, r.ID, state, ErrSinkMismatch)
+}
+
+// sameLocation reports whether two recorded sink locations name the same
+// storage: s3a:// (Spark's Hadoop spelling) is s3://.
+func sameLocation(a, b string) bool {
+	canonical := func(l string) string {
+		if rest, ok := strings.CutPrefix(l, "s3a://"); ok {
+			return "s3://" + rest
+		}
+		return l
+	}
+	return canonical(a) == canonical(b)
 }

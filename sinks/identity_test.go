@@ -27,6 +27,7 @@ func TestCheckRecorded(t *testing.T) {
 		{"Complete mode rewrites everything", func(i *BindInfo) { i.Mode = Complete }, Identity{"/t", "b"}, false},
 		{"nothing committed yet", func(i *BindInfo) { i.LastCommitted = -1 }, Identity{"/t", "b"}, false},
 		{"sink moved elsewhere", nil, Identity{"/u", "b"}, false},
+		{"s3a:// is s3://", func(i *BindInfo) { i.Recorded = &Identity{Location: "s3a://bkt/t", ID: "a"} }, Identity{"s3://bkt/t", "b"}, true},
 		{"older checkpoint, nothing recorded", func(i *BindInfo) { i.Recorded = nil }, Identity{"/t", "b"}, false},
 		{"forced", func(i *BindInfo) { i.Force = true }, Identity{"/t", "b"}, false},
 	} {
