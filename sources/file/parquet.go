@@ -25,6 +25,12 @@ func (p *Partition) readParquet(ctx context.Context, mem memory.Allocator, path 
 	schema := p.src.opts.Schema
 	want := func(name string) bool { return len(schema.FieldIndices(name)) > 0 && !p.src.unread[name] }
 	cols := make([]arrow.Array, schema.NumFields())
+	// nulls keeps, per column the file lacks or the query never reads, the
+	// all-null array of the last batch's length: arrays are immutable, so
+	// every batch of the file shares one instead of allocating and zeroing
+	// its buffers again (11 % of Nexmark q2's CPU from Parquet).
+	nulls := make([]arrow.Array, schema.NumFields())
+	defer columnar.ReleaseAll(nulls)
 	conform := func(in arrow.RecordBatch, n int64) error {
 		for i, f := range schema.Fields() {
 			var idx []int
@@ -32,7 +38,14 @@ func (p *Partition) readParquet(ctx context.Context, mem memory.Allocator, path 
 				idx = in.Schema().FieldIndices(f.Name)
 			}
 			if len(idx) == 0 {
-				cols[i] = array.MakeArrayOfNull(mem, f.Type, int(n))
+				if nulls[i] == nil || int64(nulls[i].Len()) != n {
+					if nulls[i] != nil {
+						nulls[i].Release()
+					}
+					nulls[i] = array.MakeArrayOfNull(mem, f.Type, int(n))
+				}
+				nulls[i].Retain()
+				cols[i] = nulls[i]
 				continue
 			}
 			c, err := kernels.Conform(mem, in.Column(idx[0]), f.Type)
