@@ -1,0 +1,126 @@
+package nexmark
+
+import (
+	"cmp"
+	"runtime"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/millrace/millrace/columnar"
+)
+
+var (
+	q5WindowSchema = arrow.NewSchema([]arrow.Field{
+		{Name: "window.start", Type: columnar.Timestamp},
+		{Name: "window.end", Type: columnar.Timestamp},
+		{Name: "auction", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "num", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+	q7WindowSchema = arrow.NewSchema([]arrow.Field{
+		{Name: "window.start", Type: columnar.Timestamp},
+		{Name: "window.end", Type: columnar.Timestamp},
+		{Name: "max_price", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+)
+
+// OracleQ5Window evaluates Q5Window naively over events [0, events): the
+// count of every (window, auction) a bid lies in, for the windows the
+// final watermark closed.
+func OracleQ5Window(g *Generator, events int64) Result {
+	size, slide := HotItemsWindow.Microseconds(), HotItemsSlide.Microseconds()
+	type key struct{ window, auction int64 }
+	p := runtime.GOMAXPROCS(0)
+	parts := make([]map[key]int64, p)
+	latest := make([]int64, p)
+	for i := range p {
+		parts[i] = map[key]int64{}
+		latest[i] = -1 << 62
+	}
+	parallelBids(g, events, func(i int, b Bid) {
+		for w := floorTo(b.DateTime, slide); w > b.DateTime-size; w -= slide {
+			parts[i][key{w, b.Auction}]++
+		}
+		latest[i] = max(latest[i], b.DateTime)
+	})
+	counts, maxTs := parts[0], latest[0]
+	for i := 1; i < p; i++ {
+		for k, n := range parts[i] {
+			counts[k] += n
+		}
+		maxTs = max(maxTs, latest[i])
+	}
+	s := newRowSink(q5WindowSchema)
+	if len(counts) == 0 {
+		return s.done()
+	}
+	wm := closedBy(maxTs)
+	var rows []key
+	for k := range counts {
+		if k.window+size <= wm {
+			rows = append(rows, k)
+		}
+	}
+	slices.SortFunc(rows, func(a, b key) int {
+		if c := cmp.Compare(a.window, b.window); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.auction, b.auction)
+	})
+	for _, k := range rows {
+		s.b.Field(0).(*array.TimestampBuilder).Append(arrow.Timestamp(k.window))
+		s.b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(k.window + size))
+		s.b.Field(2).(*array.Int64Builder).Append(k.auction)
+		s.b.Field(3).(*array.Int64Builder).Append(counts[k])
+		s.row()
+	}
+	return s.done()
+}
+
+// OracleQ7Window evaluates Q7Window naively over events [0, events): the
+// highest price of each window the final watermark closed.
+func OracleQ7Window(g *Generator, events int64) Result {
+	size := TumblingWindow.Microseconds()
+	p := runtime.GOMAXPROCS(0)
+	maxes := make([]map[int64]int64, p)
+	latest := make([]int64, p)
+	for i := range p {
+		maxes[i] = map[int64]int64{}
+		latest[i] = -1 << 62
+	}
+	parallelBids(g, events, func(i int, b Bid) {
+		w := floorTo(b.DateTime, size)
+		if m, ok := maxes[i][w]; !ok || b.Price > m {
+			maxes[i][w] = b.Price
+		}
+		latest[i] = max(latest[i], b.DateTime)
+	})
+	best, maxTs := map[int64]int64{}, int64(-1<<62)
+	for i := range p {
+		for w, m := range maxes[i] {
+			if cur, ok := best[w]; !ok || m > cur {
+				best[w] = m
+			}
+		}
+		maxTs = max(maxTs, latest[i])
+	}
+	s := newRowSink(q7WindowSchema)
+	if len(best) == 0 {
+		return s.done()
+	}
+	wm := closedBy(maxTs)
+	windows := make([]int64, 0, len(best))
+	for w := range best {
+		if w+size <= wm {
+			windows = append(windows, w)
+		}
+	}
+	slices.Sort(windows)
+	for _, w := range windows {
+		s.b.Field(0).(*array.TimestampBuilder).Append(arrow.Timestamp(w))
+		s.b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(w + size))
+		s.b.Field(2).(*array.Int64Builder).Append(best[w])
+		s.row()
+	}
+	return s.done()
+}
