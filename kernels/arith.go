@@ -351,6 +351,7 @@ func arithScalar[A num, C int64 | float64](op ArithOp, a []A, lit C, litLeft boo
 	case op == Mod:
 		switch o := any(out).(type) {
 		case []int64:
+			o = o[:len(a)] // the type switch forgets out's length: restate it for the loops' bounds checks
 			l := int64(lit)
 			if litLeft {
 				for i, v := range a {
@@ -369,6 +370,7 @@ func arithScalar[A num, C int64 | float64](op ArithOp, a []A, lit C, litLeft boo
 				}
 			}
 		case []float64:
+			o = o[:len(a)]
 			l := float64(lit)
 			if litLeft {
 				for i, v := range a {
