@@ -67,6 +67,18 @@ def queries(bound):
               GROUP BY window_start, window_end) M
             ON C.window_start = M.window_start AND C.window_end = M.window_end AND C.num = M.max_num
             WHERE C.{closed}""",
+        "q5-window": f"""
+            SELECT auction, num, window_start AS starttime, window_end AS endtime FROM (
+              SELECT auction, COUNT(*) AS num, window_start, window_end
+              FROM TABLE(HOP(TABLE bids, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '10' SECOND))
+              GROUP BY auction, window_start, window_end)
+            WHERE {closed}""",
+        "q7-window": f"""
+            SELECT max_price, window_start AS starttime, window_end AS endtime FROM (
+              SELECT MAX(price) AS max_price, window_start, window_end
+              FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+              GROUP BY window_start, window_end)
+            WHERE {closed}""",
         "q7": f"""
             SELECT B.auction, B.price, B.bidder, B.`dateTime`, B.extra
             FROM (
@@ -147,7 +159,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--dir", required=True, help="export directory (manifest.json + bid-*.parquet)")
     ap.add_argument("--cores", type=int, default=os.cpu_count())
-    ap.add_argument("--queries", default="q0,q1,q2,q5,q7")
+    ap.add_argument("--queries", default="q0,q1,q2,q5-window,q7-window,q5,q7")
     ap.add_argument("--jars", required=True, help="directory of flink-sql-parquet and the Hadoop client jars")
     ap.add_argument("--no-warmup", action="store_true")
     a = ap.parse_args()

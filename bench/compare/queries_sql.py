@@ -91,6 +91,25 @@ QUERIES = {
         SELECT C.auction, C.num, make_timestamp(C.w) AS starttime,
                make_timestamp(C.w + {SIZE_US}) AS endtime
         FROM closed C JOIN maxes M ON C.w = M.w AND C.num = M.max_num""",
+    # q5's window stage alone: bid counts per (sliding window, auction),
+    # windows closed by the final watermark.
+    "q5-window": f"""
+        WITH wm AS (SELECT {_closed_by("(SELECT epoch_us(max(dateTime)) FROM bids)")} AS x),
+        counts AS (
+          SELECT {_floor("epoch_us(dateTime)", SLIDE_US)} - k * {SLIDE_US} AS w, auction, count(*) AS num
+          FROM bids, range({SIZE_US // SLIDE_US}) r(k)
+          GROUP BY ALL)
+        SELECT make_timestamp(w) AS starttime, make_timestamp(w + {SIZE_US}) AS endtime, auction, num
+        FROM counts WHERE w + {SIZE_US} <= (SELECT x FROM wm)""",
+    # q7's window stage alone: the highest price per tumbling window,
+    # windows closed by the final watermark.
+    "q7-window": f"""
+        WITH wm AS (SELECT {_closed_by("(SELECT epoch_us(max(dateTime)) FROM bids)")} AS x),
+        maxes AS (
+          SELECT {_floor("epoch_us(dateTime)", SIZE_US)} AS w, max(price) AS max_price
+          FROM bids GROUP BY ALL)
+        SELECT make_timestamp(w) AS starttime, make_timestamp(w + {SIZE_US}) AS endtime, max_price
+        FROM maxes WHERE w + {SIZE_US} <= (SELECT x FROM wm)""",
     # Highest bid: the bids whose price is their 10 s tumbling window's
     # maximum, windows closed by the final watermark.
     "q7": f"""

@@ -92,6 +92,16 @@ def build(name, read, rate):
         return (counts.join(maxes, (counts["window"] == maxes["max_window"]) &
                             (counts["num"] == maxes["max_num"]), "inner")
                 .select("auction", "num", "window")), "append"
+    if name == "q5-window":
+        # q5's window stage alone: bid counts per (sliding window, auction).
+        return (read("bid").withWatermark("dateTime", DELAY)
+                .groupBy(F.window("dateTime", SIZE, SLIDE), "auction")
+                .agg(F.count(F.lit(1)).alias("num"))), "append"
+    if name == "q7-window":
+        # q7's window stage alone: the highest price per tumbling window.
+        return (read("bid").withWatermark("dateTime", DELAY)
+                .groupBy(F.window("dateTime", SIZE))
+                .agg(F.max("price").alias("max_price"))), "append"
     if name == "q7":
         # Raw bids carrying their tumbling window joined with the
         # per-window maximum price of a second read, on (window, price).

@@ -43,12 +43,13 @@ def main():
     for c in cores:
         for r in load(os.path.join(root, str(c))):
             by.setdefault(r["query"], {}).setdefault(c, {})[r["engine"]] = r
-    hdr = (f"{'query':5} {'cores':>5} {'engine':12} {'events':>10} {'wall s':>7} {'CPU s':>7} "
+    hdr = (f"{'query':9} {'cores':>5} {'engine':12} {'events':>10} {'wall s':>7} {'CPU s':>7} "
            f"{'events/CPU-s':>13} {'millrace x':>10} {'out rows':>10} {'':1} {'peak RSS MiB':>12}")
     print(hdr)
     print("-" * len(hdr))
     mismatches = []
-    for q in sorted(by, key=lambda s: int(s[1:])):
+    # q5-window sorts after q5's number and before q5 itself
+    for q in sorted(by, key=lambda s: (int(s[1:].split('-')[0]), s.count('-') == 0)):
         for c in cores:
             rs = by[q].get(c, {})
             m = rs.get("millrace")
@@ -58,7 +59,7 @@ def main():
                     continue
                 if "error" in r:
                     what = "failed" if r.get("failed") else "not run"
-                    print(f"{q:5} {c:>5} {eng:12} {r['events']:>10} {what}: {r['error'].splitlines()[0][:120]}")
+                    print(f"{q:9} {c:>5} {eng:12} {r['events']:>10} {what}: {r['error'].splitlines()[0][:120]}")
                     continue
                 ok = m is not None and "error" not in m
                 ratio = ""
@@ -70,7 +71,7 @@ def main():
                     flag = "≠"
                     mismatches.append(f"{q} {c} core(s): {eng} {out} rows, millrace {m.get('outputRows')}")
                 cpu = r.get("cpuSeconds", 0)
-                print(f"{q:5} {c:>5} {eng:12} {r['events']:>10} {r['wallSeconds']:>7.2f} {cpu:>7.2f} "
+                print(f"{q:9} {c:>5} {eng:12} {r['events']:>10} {r['wallSeconds']:>7.2f} {cpu:>7.2f} "
                       f"{r['eventsPerSecondPerCore']:>13,.0f} {ratio:>10} {'' if out is None else out:>10} "
                       f"{flag:1} {mib(r.get('maxRssBytes')):>12}")
             if m and m.get("oracle"):
