@@ -374,6 +374,9 @@ type recordingHandler struct {
 
 func (h *recordingHandler) Enabled(context.Context, slog.Level) bool { return true }
 func (h *recordingHandler) Handle(_ context.Context, r slog.Record) error {
+	if r.Level < slog.LevelWarn {
+		return nil // the per-batch info lines
+	}
 	h.mu.Lock()
 	h.msgs = append(h.msgs, r.Message)
 	h.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/millrace/millrace/checkpoint"
 	"github.com/millrace/millrace/sources"
@@ -235,6 +236,8 @@ func (c *checkpointer) recover(ctx context.Context) error {
 		timestampMs:     last.BatchTimestampMs,
 		durations:       map[string]int64{},
 		triggerAt:       q.clock(),
+		wallStart:       time.Now(),
+		cpu:             newCPUMeter(),
 	}
 	return q.execute(ctx, b)
 }

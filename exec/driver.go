@@ -119,6 +119,7 @@ func (q *Query) loop(ctx context.Context) (err error) {
 func (q *Query) trigger(ctx context.Context, start time.Time) (bool, error) {
 	q.at = driverStep{}
 	q.setStatus("Getting offsets from sources", false, true)
+	cpu := newCPUMeter()
 	t0 := time.Now()
 	limit := q.cfg.ReadLimit
 	if q.cfg.AdaptiveReadLimit {
@@ -160,6 +161,8 @@ func (q *Query) trigger(ctx context.Context, start time.Time) (bool, error) {
 		timestampMs:     start.UnixMilli(),
 		durations:       map[string]int64{"latestOffset": latestMs},
 		triggerAt:       start,
+		wallStart:       t0,
+		cpu:             cpu,
 	}
 	q.at = driverStep{}
 	if q.ckpt != nil {
@@ -201,7 +204,10 @@ type batchRun struct {
 	watermarkUs int64
 	timestampMs int64
 	triggerAt   time.Time
-	durations   map[string]int64
+	// wallStart is when the trigger began on the real clock: durations
+	// are real even when Config.Clock is not (tests, simulations).
+	wallStart time.Time
+	durations map[string]int64
 
 	inputRows  []int64 // per source
 	outputRows int64
@@ -219,6 +225,8 @@ type batchRun struct {
 	operatorBadRecords int64
 	// tasks are the tasks running the batch (newTask).
 	tasks []*task
+	// cpu splits the batch's process CPU time by phase (cost.go).
+	cpu *cpuMeter
 }
 
 // execute runs batch b end to end: read, process, sink, state, commit log,
@@ -241,6 +249,7 @@ func (q *Query) execute(ctx context.Context, b *batchRun) error {
 	q.wm.observe(b.stats, b.timestampMs)
 	nextWM := q.wm.advance(b.timestampMs, b.id)
 	t = time.Now()
+	b.cpu.begin()
 	q.at = driverStep{"checkpoint", q.cfg.CheckpointDir, "commit"}
 	if q.ckpt != nil {
 		// The sink has the batch; now the state, then the commit log.
@@ -266,6 +275,7 @@ func (q *Query) execute(ctx context.Context, b *batchRun) error {
 		}
 	}
 	b.durations["commitOffsets"] = time.Since(t).Milliseconds()
+	b.cpu.end("checkpoint")
 	q.lastBatchWM = b.watermarkUs
 	prevStarts := q.starts
 	q.starts = b.ends
@@ -350,14 +360,21 @@ func (q *Query) runBatch(ctx context.Context, b *batchRun) (err error) {
 	// registered after the abort, so that it runs first: a panic becomes
 	// err, and the sinks are aborted
 	defer q.recoverDriver(&err)
+	b.cpu.begin()
 	inputs, err := q.readInputs(ctx, b, tasks, out)
 	if err != nil {
 		return err
 	}
+	b.cpu.end("scan")
 	if err := q.runStages(ctx, b, inputs, out.sink); err != nil {
 		return err
 	}
-	return q.commitOutput(ctx, b, out)
+	b.cpu.begin()
+	if err := q.commitOutput(ctx, b, out); err != nil {
+		return err
+	}
+	b.cpu.end("sink")
+	return nil
 }
 
 // refreshStatic rebuilds the static sides of joins whose table changed.
@@ -571,6 +588,7 @@ func (q *Query) recycleTasks(b *batchRun) {
 // next one) or, for the last, to the sink.
 func (q *Query) runStages(ctx context.Context, b *batchRun, inputs map[*stage][]*shuffled, out *sinkWriter) error {
 	for _, st := range q.c.stages {
+		b.cpu.begin()
 		q.at = driverStep{"operator", st.op.name(), "update and emit"}
 		recs, op, err := q.runStage(ctx, b, st, inputs[st])
 		for _, s := range inputs[st] {
@@ -585,6 +603,7 @@ func (q *Query) runStages(ctx context.Context, b *batchRun, inputs map[*stage][]
 		if err := q.forward(ctx, b, st, recs, inputs, out); err != nil {
 			return err
 		}
+		b.cpu.end(st.op.name())
 	}
 	return nil
 }
@@ -718,7 +737,7 @@ func (q *Query) runStage(ctx context.Context, b *batchRun, st *stage, shuf []*sh
 
 // report builds the progress event of batch b and hands it to listeners.
 func (q *Query) report(b *batchRun, prevStarts []sources.Offset) {
-	total := time.Since(b.triggerAt)
+	total := time.Since(b.wallStart)
 	b.durations["triggerExecution"] = total.Milliseconds()
 	p := &Progress{
 		ID: q.id, RunID: q.runID, Name: q.cfg.Name,
@@ -736,6 +755,11 @@ func (q *Query) report(b *batchRun, prevStarts []sources.Offset) {
 		since = total
 	}
 	q.lastTrigger = b.triggerAt
+	sinceWall := b.wallStart.Sub(q.lastWallStart)
+	if q.lastWallStart.IsZero() {
+		sinceWall = total
+	}
+	q.lastWallStart = b.wallStart
 	for i, s := range q.c.scans {
 		n := int64(0)
 		if b.inputRows != nil {
@@ -789,6 +813,10 @@ func (q *Query) report(b *batchRun, prevStarts []sources.Offset) {
 		}
 	}
 	p.StateOperators = append([]StateOperator{}, b.stateOps...)
+	q.observeBacklogs(p)
+	cpu, ops := b.cpu.finish()
+	p.Cost = q.cost.cost(&q.cfg, p.NumInputRows, total, sinceWall, cpu, ops, p.StateOperators)
+	q.logBatch(p, total)
 	q.mu.Lock()
 	q.summary.add(p)
 	q.progress = append(q.progress, p)

@@ -26,6 +26,9 @@ type Progress struct {
 	// NumDeadLetterRows counts the malformed records of the batch sent to
 	// the dead-letter sink (sources and FromJSON).
 	NumDeadLetterRows int64 `json:"numDeadLetterRows,omitempty"`
+	// Cost is the batch's CPU time, in all and per operator, and the
+	// right-sizing it implies (cost.go).
+	Cost *Cost `json:"cost,omitempty"`
 }
 
 // Summary totals the progress events of one run of a query.
@@ -45,6 +48,10 @@ type Summary struct {
 	// Watermark is the event-time watermark of the last batch (empty
 	// without one).
 	Watermark string
+	// CPUSeconds is the process CPU time of the batches (Progress.Cost).
+	CPUSeconds float64
+	// Cost is the cost report of the last batch (nil before one ran).
+	Cost *Cost
 }
 
 func (s *Summary) add(p *Progress) {
@@ -64,6 +71,10 @@ func (s *Summary) add(p *Progress) {
 	}
 	if wm, ok := p.EventTime["watermark"]; ok {
 		s.Watermark = wm
+	}
+	if p.Cost != nil {
+		s.CPUSeconds += p.Cost.CPUSeconds
+		s.Cost = p.Cost
 	}
 }
 
@@ -93,6 +104,11 @@ type SourceProgress struct {
 	InputRowsPerSecond     float64           `json:"inputRowsPerSecond"`
 	ProcessedRowsPerSecond float64           `json:"processedRowsPerSecond"`
 	Metrics                map[string]string `json:"metrics,omitempty"`
+	// Backlog is what the source had available past EndOffset, in
+	// BacklogUnit ("rows" or "files"), for sources that know
+	// (sources.Backlogger).
+	Backlog     *int64 `json:"backlog,omitempty"`
+	BacklogUnit string `json:"backlogUnit,omitempty"`
 }
 
 // SinkProgress reports the sink.

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"runtime"
 	"sync"
@@ -72,9 +73,29 @@ type Config struct {
 	// sums and in + − × of integer expressions; by default they wrap, as in
 	// Spark without ANSI mode.
 	CheckOverflow bool
-	// Logger receives warnings (a watermark jumping far ahead; default
-	// slog.Default()).
+	// Logger receives one info line per batch and the warnings an
+	// operator must know of (logs.go; default slog.Default()).
 	Logger *slog.Logger
+	// WatermarkJumpWarning is how far the watermark may move in one batch
+	// before the query warns that one wrong event time may have pushed it
+	// ahead (default max(10 × the largest watermark delay, 1 h)).
+	WatermarkJumpWarning time.Duration
+	// BacklogWarnBatches is how many batches in a row a source's backlog
+	// may grow before the query warns that it falls behind (default 3).
+	BacklogWarnBatches int
+	// ProgressLog, if set, receives each progress event as one line of
+	// JSON (a file opened for appending; writes are not synced).
+	ProgressLog io.Writer
+	// CoreHourPrice is the price of one core for an hour, for the cost
+	// report (Progress.Cost); 0 reports no prices.
+	CoreHourPrice float64
+	// CostHeadroom is the spare capacity the cost report sizes cores with
+	// (0.25: 25 % above the need; 0 gives DefaultCostHeadroom, negative
+	// none).
+	CostHeadroom float64
+	// CostInputRate is the input rate (rows/s) the cost report sizes cores
+	// for; 0 uses the observed rate.
+	CostInputRate float64
 	// IgnoreSinkMismatch starts a checkpointed query even when the sink's
 	// output and the checkpoint do not belong together (a table deleted or
 	// replaced under a checkpoint with committed batches, a checkpoint
@@ -151,15 +172,19 @@ type Query struct {
 	wm          *watermarkTracker
 	lastBatchWM int64 // watermark the last batch ran with
 	lastTrigger time.Time
-	ckpt        *checkpointer
-	crashStep   string
-	crashBatch  int64
-	faultMu     sync.Mutex
-	adaptive    adaptiveLimit
-	deadLetters []*deadLetters // per source, with a dead-letter sink
+	// lastWallStart is when the last batch began on the real clock.
+	lastWallStart time.Time
+	ckpt          *checkpointer
+	crashStep     string
+	crashBatch    int64
+	faultMu       sync.Mutex
+	adaptive      adaptiveLimit
+	deadLetters   []*deadLetters // per source, with a dead-letter sink
 	// at is what the driver goroutine runs, for the error a panic there
 	// becomes.
 	at driverStep
+	// cost keeps the figures of the cost reports across batches.
+	cost costTracker
 	// freeTasks are tasks of earlier batches, with their scratch buffers,
 	// for newTask to reuse.
 	freeTasks []*task
@@ -215,6 +240,18 @@ func newQuery(ctx context.Context, cfg Config) (*Query, error) {
 	if cfg.RecentProgressSize <= 0 {
 		cfg.RecentProgressSize = 100
 	}
+	if cfg.BacklogWarnBatches <= 0 {
+		cfg.BacklogWarnBatches = 3
+	}
+	switch {
+	case cfg.CostHeadroom == 0:
+		cfg.CostHeadroom = DefaultCostHeadroom
+	case cfg.CostHeadroom < 0:
+		cfg.CostHeadroom = 0
+	}
+	if cfg.ProgressLog != nil {
+		cfg.Listeners = append(append([]Listener(nil), cfg.Listeners...), NewProgressLog(cfg.ProgressLog))
+	}
 	c, err := compile(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("start: %w", err)
@@ -231,6 +268,7 @@ func newQuery(ctx context.Context, cfg Config) (*Query, error) {
 	q.crashStep, q.crashBatch = parseCrashEnv()
 	q.id, q.runID = newUUID(), newUUID()
 	q.wm = newWatermarkTracker(c.watermarks, cfg.WatermarkIdleTimeout, cfg.Logger)
+	q.wm.jumpWarn = cfg.WatermarkJumpWarning
 	q.starts = make([]sources.Offset, len(c.scans))
 	for i, s := range c.scans {
 		off, err := s.Source.InitialOffset(ctx)

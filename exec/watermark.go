@@ -43,6 +43,8 @@ type watermarkTracker struct {
 	// current is the watermark of the next batch (µs).
 	current int64
 	log     *slog.Logger
+	// jumpWarn is Config.WatermarkJumpWarning (0: the default).
+	jumpWarn time.Duration
 }
 
 // notYet is lastData before the first trigger: the clock is read only by
@@ -167,9 +169,19 @@ func (w *watermarkTracker) restoreOperators(ops []checkpoint.OperatorWatermark, 
 	}
 }
 
-// jumpWarnFloor is the smallest watermark jump worth a warning; a jump of
-// more than max(this, 100 × delay) is far more than lateness explains.
+// jumpWarnFloor is the smallest watermark jump worth a warning by default;
+// a jump of more than max(this, 10 × delay) is far more than lateness
+// explains: event time moves with processing time, and a batch rarely
+// spans more than a few delays of it.
 const jumpWarnFloor = time.Hour
+
+// jumpThreshold is the jump, in µs, above which advance warns.
+func (w *watermarkTracker) jumpThreshold(maxDelay int64) int64 {
+	if w.jumpWarn > 0 {
+		return w.jumpWarn.Microseconds()
+	}
+	return max(jumpWarnFloor.Microseconds(), 10*maxDelay)
+}
 
 // warnJump logs a warning when the watermark moves far more than the
 // delay, or past the processing time: one row dated in the future moves it
@@ -187,11 +199,11 @@ func (w *watermarkTracker) warnJump(from, to, nowMs, batchID int64) {
 	jump := to - from
 	switch {
 	case to > nowUs:
-		w.log.Warn("millrace: the watermark passed the processing time: some input has event times in the future; later rows older than the watermark will be dropped as late (bound such rows with MaxEventTimeAhead)",
+		w.log.Warn(fmt.Sprintf("millrace: the watermark passed the processing time in batch %d: some input has event times in the future; one such row is enough, and every later row older than the watermark is silently dropped as late (bound such rows with MaxEventTimeAhead)", batchID),
 			"batch", batchID, "watermark", isoMicros(to), "processingTime", isoMicros(nowUs), "ahead", time.Duration(to-nowUs)*time.Microsecond)
-	case from != noWatermark && jump > max(jumpWarnFloor.Microseconds(), 100*maxDelay):
-		w.log.Warn("millrace: the watermark jumped far more than its delay: an input may hold a wrong (far-future) event time; later rows older than the watermark will be dropped as late",
-			"batch", batchID, "from", isoMicros(from), "to", isoMicros(to), "jump", time.Duration(jump)*time.Microsecond, "delay", time.Duration(maxDelay)*time.Microsecond)
+	case from != noWatermark && jump > w.jumpThreshold(maxDelay):
+		w.log.Warn(fmt.Sprintf("millrace: the watermark jumped far ahead in batch %d: one wrong (far-future) event time in that batch is enough to do it, and then every later row older than the new watermark is silently dropped as late; check the batch's input (bound such rows with MaxEventTimeAhead)", batchID),
+			"batch", batchID, "from", isoMicros(from), "to", isoMicros(to), "jump", time.Duration(jump)*time.Microsecond, "delay", time.Duration(maxDelay)*time.Microsecond, "threshold", time.Duration(w.jumpThreshold(maxDelay))*time.Microsecond)
 	}
 }
 

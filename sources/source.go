@@ -125,3 +125,13 @@ type Versioned interface {
 type ColumnPruner interface {
 	PruneColumns(needed []string)
 }
+
+// Backlogger is implemented by sources that know how much input was
+// available beyond the end offset their last LatestOffset returned: what a
+// read limit left for later triggers. A backlog that keeps growing means
+// the query reads less than arrives; the query warns of it and reports it
+// in progress (sources[].backlog). The unit is the source's: "rows"
+// (records, Kafka offsets) or "files".
+type Backlogger interface {
+	Backlog() (n int64, unit string)
+}

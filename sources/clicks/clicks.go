@@ -97,11 +97,13 @@ type Source struct {
 	started time.Time
 	capped  bool
 	capN    int64
+	backlog int64 // events available beyond the last LatestOffset's end
 }
 
 var (
 	_ sources.Source       = (*Source)(nil)
 	_ sources.AvailableNow = (*Source)(nil)
+	_ sources.Backlogger   = (*Source)(nil)
 )
 
 // New returns a generator.
@@ -149,7 +151,9 @@ func (s *Source) LatestOffset(_ context.Context, start sources.Offset, limit sou
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	end := sources.NextCount(from, s.available(), s.o.MaxEventsPerTrigger, limit.MaxRows)
+	avail := s.available()
+	end := sources.NextCount(from, avail, s.o.MaxEventsPerTrigger, limit.MaxRows)
+	s.backlog = max(avail-max(end, from), 0)
 	if end <= from {
 		return start, nil
 	}
@@ -173,6 +177,18 @@ func (s *Source) available() int64 {
 		end = min(end, s.capN)
 	}
 	return end
+}
+
+// Backlog returns the events that existed at the last LatestOffset beyond
+// the end it returned. An endless generator without a rate has all its
+// events at once; it reports 0 rather than 2^62.
+func (s *Source) Backlog() (int64, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.o.Events == 0 && s.o.EventsPerSecond == 0 {
+		return 0, "rows"
+	}
+	return s.backlog, "rows"
 }
 
 // PrepareAvailableNow fixes the end at the events that exist now.

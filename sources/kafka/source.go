@@ -29,6 +29,7 @@ type Source struct {
 	lastTrigger time.Time      // when LatestOffset last advanced
 	capped      offsets        // PrepareAvailableNow's end, or nil
 	metrics     map[string]string
+	backlog     int64 // records behind latest after the last LatestOffset
 
 	lostRecords atomic.Int64 // records skipped as lost (FailOnDataLoss=false)
 	lostEvents  atomic.Int64 // data loss warnings
@@ -257,6 +258,15 @@ func (s *Source) recordMetrics(info map[tp]partitionInfo, end offsets, available
 		m["triggerHeld"] = strconv.FormatBool(held)
 	}
 	s.metrics = m
+	s.backlog = sum
+}
+
+// Backlog returns the records past the end offsets of the last
+// LatestOffset: the sum over partitions of offsetsBehindLatest.
+func (s *Source) Backlog() (int64, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.backlog, "rows"
 }
 
 // Metrics reports, as of the last LatestOffset: offsetsBehindLatest per

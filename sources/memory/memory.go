@@ -25,11 +25,14 @@ type Source struct {
 	capped    bool                // PrepareAvailableNow was called
 	capN      int
 	closed    bool
+	// lastEnd is the end the last LatestOffset returned (Backlog).
+	lastEnd int
 }
 
 var (
 	_ sources.Source       = (*Source)(nil)
 	_ sources.AvailableNow = (*Source)(nil)
+	_ sources.Backlogger   = (*Source)(nil)
 )
 
 // Options configure a Source; the zero value gives the defaults.
@@ -129,6 +132,7 @@ func (s *Source) LatestOffset(ctx context.Context, start sources.Offset, limit s
 		end = min(end, s.capN)
 	}
 	if from >= end {
+		s.lastEnd = from
 		return start, nil
 	}
 	if limit.MaxRows > 0 {
@@ -140,7 +144,24 @@ func (s *Source) LatestOffset(ctx context.Context, start sources.Offset, limit s
 		}
 		end = to
 	}
+	s.lastEnd = end
 	return encodeOffset(end), nil
+}
+
+// Backlog returns the rows added after the end the last LatestOffset
+// returned (up to the AvailableNow end): what its read limit left.
+func (s *Source) Backlog() (int64, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	end := len(s.rows)
+	if s.capped {
+		end = min(end, s.capN)
+	}
+	var n int64
+	for i := s.lastEnd; i < end; i++ {
+		n += s.rows[i]
+	}
+	return n, "rows"
 }
 
 // PrepareAvailableNow fixes the end of the stream at the batches added so far.
