@@ -20,6 +20,7 @@ type Session struct {
 	views map[string]*Stream // by lower-case name
 	names map[string]string  // lower-case name → name as registered
 	ddl   ddlState           // declared tables and settings: session_ddl.go
+	opts  []QueryOption      // applied to the queries INSERT INTO starts: session_options.go
 }
 
 // NewSession returns a Session with no views.

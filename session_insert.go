@@ -75,6 +75,7 @@ func (se *Session) insert(ctx context.Context, text string, st *sql.Insert) (*Re
 	if ip.ckpt != "" {
 		w = w.Checkpoint(ip.ckpt)
 	}
+	w = se.applyQueryOptions(w)
 	q, err := w.Start(ctx)
 	if err != nil {
 		_ = ip.sink.Close()

@@ -165,7 +165,9 @@ func (w *StreamWriter) CheckOverflow() *StreamWriter { w.cfg.CheckOverflow = tru
 // integer result leaves the int64 range.
 var ErrOverflow = agg.ErrOverflow
 
-// Logger sets where the query logs warnings (default slog.Default()).
+// Logger sets where the query logs: one info line per batch, and warnings
+// (a watermark jumping far ahead, a batch slower than its trigger
+// interval, a source falling behind; default slog.Default()).
 func (w *StreamWriter) Logger(l *slog.Logger) *StreamWriter { w.cfg.Logger = l; return w }
 
 // Clock sets the processing-time clock (tests fix it).
