@@ -258,3 +258,64 @@ func perMillion(cpu float64, rows int64) float64 {
 	}
 	return cpu / float64(rows) * 1e6
 }
+
+// addOperatorCosts adds a batch's operator CPU times to the run's totals,
+// position by position (every batch of a query runs the same phases).
+func addOperatorCosts(sum, ops []OperatorCost) []OperatorCost {
+	if len(sum) != len(ops) {
+		sum = append([]OperatorCost(nil), ops...)
+		for i := range sum {
+			sum[i].CPUSecondsPerMillionRows = 0
+		}
+		return sum
+	}
+	for i, o := range ops {
+		sum[i].CPUSeconds += o.CPUSeconds
+		sum[i].MemoryUsedBytes = o.MemoryUsedBytes
+	}
+	return sum
+}
+
+// RunCost is the cost report of a whole run (Summary.RunCost): what the
+// query's CPU time per input row over the run says about the cores it
+// needs at an input rate, and what they cost.
+type RunCost struct {
+	CPUSeconds               float64 `json:"cpuSeconds"`
+	InputRows                int64   `json:"inputRows"`
+	CPUSecondsPerMillionRows float64 `json:"cpuSecondsPerMillionRows"`
+	// Operators gives each phase's CPU time over the run, per million
+	// input rows too, and stateful operators' state memory at the end.
+	Operators []OperatorCost `json:"operators"`
+	// KeepsUp and KeepsUpReason are the last batch's judgement.
+	KeepsUp       bool   `json:"keepsUp"`
+	KeepsUpReason string `json:"keepsUpReason,omitempty"`
+	// InputRowsPerSecond is the rate the cores are sized for.
+	InputRowsPerSecond float64 `json:"inputRowsPerSecond"`
+	Headroom           float64 `json:"headroom"`
+	CoresNeeded        float64 `json:"coresNeeded"`
+	CoreHourPrice      float64 `json:"coreHourPrice,omitempty"`
+	CostPerHour        float64 `json:"costPerHour,omitempty"`
+	CostPerMillionRows float64 `json:"costPerMillionRows,omitempty"`
+}
+
+// RunCost sizes the run's query for rowsPerSecond of input with headroom
+// spare capacity (0.25: 25 %), priced at coreHourPrice per core-hour (0:
+// no prices): cores = CPU seconds per row × rate × (1 + headroom).
+func (s Summary) RunCost(rowsPerSecond, headroom, coreHourPrice float64) RunCost {
+	r := RunCost{CPUSeconds: s.CPUSeconds, InputRows: s.NumInputRows, CPUSecondsPerMillionRows: perMillion(s.CPUSeconds, s.NumInputRows),
+		InputRowsPerSecond: rowsPerSecond, Headroom: max(headroom, 0)}
+	for _, o := range s.Operators {
+		o.CPUSecondsPerMillionRows = perMillion(o.CPUSeconds, s.NumInputRows)
+		r.Operators = append(r.Operators, o)
+	}
+	if s.Cost != nil {
+		r.KeepsUp, r.KeepsUpReason = s.Cost.KeepsUp, s.Cost.KeepsUpReason
+	}
+	r.CoresNeeded = r.CPUSecondsPerMillionRows / 1e6 * rowsPerSecond * (1 + r.Headroom)
+	if coreHourPrice > 0 {
+		r.CoreHourPrice = coreHourPrice
+		r.CostPerHour = r.CoresNeeded * coreHourPrice
+		r.CostPerMillionRows = r.CPUSecondsPerMillionRows * (1 + r.Headroom) / 3600 * coreHourPrice
+	}
+	return r
+}

@@ -247,7 +247,17 @@ func TestProgressLogAndCost(t *testing.T) {
 	if math.Abs(c.CoresNeeded-wantCores) > 1e-9 || math.Abs(c.CostPerHour-wantCores*0.04) > 1e-9 {
 		t.Fatalf("cores %g (want %g), cost/h %g", c.CoresNeeded, wantCores, c.CostPerHour)
 	}
-	if s := r.q.Summary(); s.Cost == nil || math.Abs(s.CPUSeconds-c.TotalCPUSeconds) > 1e-9 {
-		t.Fatalf("summary CPU %g, cost report %g", s.CPUSeconds, c.TotalCPUSeconds)
+	s := r.q.Summary()
+	if s.Cost == nil || math.Abs(s.CPUSeconds-c.TotalCPUSeconds) > 1e-9 || len(s.Operators) != 5 {
+		t.Fatalf("summary CPU %g, cost report %g, operators %v", s.CPUSeconds, c.TotalCPUSeconds, s.Operators)
+	}
+	rc := s.RunCost(2e6, 0.5, 0.1)
+	sum = 0
+	for _, o := range rc.Operators {
+		sum += o.CPUSeconds
+	}
+	want := s.CPUSeconds / 3 * 2e6 * 1.5 // CPU s per row × 2M rows/s × 1.5
+	if math.Abs(sum-s.CPUSeconds) > 1e-9 || rc.InputRows != 3 || math.Abs(rc.CoresNeeded-want) > 1e-9 || math.Abs(rc.CostPerHour-want*0.1) > 1e-9 {
+		t.Fatalf("run cost %+v (operators add up to %g of %g CPU s; want %g cores)", rc, sum, s.CPUSeconds, want)
 	}
 }

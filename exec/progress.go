@@ -50,8 +50,11 @@ type Summary struct {
 	Watermark string
 	// CPUSeconds is the process CPU time of the batches (Progress.Cost).
 	CPUSeconds float64
-	// Cost is the cost report of the last batch (nil before one ran).
-	Cost *Cost
+	// Cost is the cost report of the last batch (nil before one ran);
+	// Operators adds up its operators' CPU time over the batches
+	// (memoryUsedBytes: the last batch's). RunCost sums them up.
+	Cost      *Cost
+	Operators []OperatorCost
 }
 
 func (s *Summary) add(p *Progress) {
@@ -75,6 +78,7 @@ func (s *Summary) add(p *Progress) {
 	if p.Cost != nil {
 		s.CPUSeconds += p.Cost.CPUSeconds
 		s.Cost = p.Cost
+		s.Operators = addOperatorCosts(s.Operators, p.Cost.Operators)
 	}
 }
 

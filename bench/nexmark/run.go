@@ -22,6 +22,12 @@ type RunOptions struct {
 	// Inputs, when set, are the sources the query reads instead of the
 	// generator's (see Inputs); not with SQL.
 	Inputs Inputs
+	// Options configure the query's writer further (a logger, a progress
+	// log, cost settings).
+	Options []millrace.QueryOption
+	// Started, if set, is given the query once it runs (its Summary has the
+	// run's cost report when Run returns).
+	Started func(*millrace.Query)
 }
 
 // Run runs query q over the events of cfg to a blackhole sink with the
@@ -70,9 +76,15 @@ func Run(ctx context.Context, q Query, cfg Config, o RunOptions) (Result, error)
 	for _, l := range o.Listeners {
 		w = w.Listener(l)
 	}
+	for _, opt := range o.Options {
+		w = opt(w)
+	}
 	qr, err := w.Start(ctx)
 	if err != nil {
 		return Result{}, fmt.Errorf("nexmark %s: start: %w", q.Name, err)
+	}
+	if o.Started != nil {
+		o.Started(qr)
 	}
 	if err := qr.AwaitTermination(ctx); err != nil {
 		return Result{}, fmt.Errorf("nexmark %s: %w", q.Name, err)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/millrace/millrace"
 	"github.com/millrace/millrace/bench/nexmark"
+	"github.com/millrace/millrace/exec"
 	"github.com/spf13/cobra"
 )
 
@@ -48,6 +49,7 @@ type nexmarkFlags struct {
 	source          string
 	path            string
 	filesPerTrigger int
+	obs             obsFlags
 }
 
 func newBenchNexmarkCmd() *cobra.Command {
@@ -89,6 +91,7 @@ Queries implemented: ` + queryNames() + `.`,
 	fl.StringVar(&f.source, "source", "generator", "where the events come from: generator, or parquet (the files bench/compare/export wrote to --path, read through the file source; the events, seed and rate are the export's, from its manifest.json)")
 	fl.StringVar(&f.path, "path", "", "with --source parquet: the export directory (bids in it, persons and auctions in its person/ and auction/ subdirectories)")
 	fl.IntVar(&f.filesPerTrigger, "files-per-trigger", 1, "with --source parquet: the file source's MaxFilesPerTrigger (0: all files in one trigger)")
+	f.obs.register(fl)
 	fl.BoolVar(&f.sql, "sql", false, "plan each query from its Nexmark SQL text (bench/nexmark/sql.go) instead of the Go API; with --query all, the queries that have SQL text")
 	return cmd
 }
@@ -124,6 +127,10 @@ type benchResult struct {
 	SQL bool `json:"sql,omitempty"`
 	// Source is where the events came from: generator or parquet.
 	Source string `json:"source"`
+	// Cost is the query's cost report over the run (its progress events'
+	// CPU time, per operator too), sized for --input-rate or the run's
+	// events per second.
+	Cost *exec.RunCost `json:"cost,omitempty"`
 }
 
 type oracleResult struct {
@@ -230,6 +237,11 @@ func runNexmark(ctx context.Context, stdout, stderr io.Writer, f nexmarkFlags) e
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
+	ob, err := f.obs.open(stderr)
+	if err != nil {
+		return err
+	}
+	defer ob.close()
 	par := f.parallelism
 	if par <= 0 {
 		par = runtime.GOMAXPROCS(0)
@@ -241,7 +253,7 @@ func runNexmark(ctx context.Context, stdout, stderr io.Writer, f nexmarkFlags) e
 	var results []benchResult
 	failed := 0
 	for _, q := range qs {
-		r, err := runOneNexmark(ctx, stderr, q, cfg, par, f)
+		r, err := runOneNexmark(ctx, stderr, q, cfg, par, f, ob)
 		if err != nil {
 			return err
 		}
@@ -268,7 +280,7 @@ func runNexmark(ctx context.Context, stdout, stderr io.Writer, f nexmarkFlags) e
 	return nil
 }
 
-func runOneNexmark(ctx context.Context, stderr io.Writer, q nexmark.Query, cfg nexmark.Config, par int, f nexmarkFlags) (benchResult, error) {
+func runOneNexmark(ctx context.Context, stderr io.Writer, q nexmark.Query, cfg nexmark.Config, par int, f nexmarkFlags, ob *observer) (benchResult, error) {
 	cfg = q.Configure(cfg)
 	g := nexmark.NewGenerator(cfg)
 	var total int64
@@ -280,7 +292,9 @@ func runOneNexmark(ctx context.Context, stderr io.Writer, q nexmark.Query, cfg n
 	peak := startHeapSampler()
 	cpu0 := processCPUSeconds()
 	start := time.Now()
-	opts := nexmark.RunOptions{Parallelism: par, Listeners: []millrace.Listener{bar}, SQL: f.sql}
+	var query *millrace.Query
+	opts := nexmark.RunOptions{Parallelism: par, Listeners: []millrace.Listener{bar}, SQL: f.sql,
+		Options: []millrace.QueryOption{ob.apply}, Started: func(q *millrace.Query) { query = q }}
 	if f.source == "parquet" {
 		in, err := parquetInputs(f.path, q, f.filesPerTrigger)
 		if err != nil {
@@ -305,6 +319,10 @@ func runOneNexmark(ctx context.Context, stderr io.Writer, q nexmark.Query, cfg n
 	if wall > 0 {
 		r.Cores = cpu / wall
 	}
+	if query != nil {
+		c := ob.runCost(query.Summary(), wall)
+		r.Cost = &c
+	}
 	if cpu > 0 {
 		r.EventsPerSecondPerCore = float64(cfg.Events) / cpu
 	}
@@ -325,6 +343,16 @@ func printNexmarkTable(w io.Writer, rs []benchResult) {
 	tw.Flush()
 	for _, r := range rs {
 		fmt.Fprintf(w, "%s %s\n", r.Query, r.oracleLine())
+	}
+	for _, r := range rs {
+		if c := r.Cost; c != nil {
+			line := fmt.Sprintf("%s cost: %.3f CPU s per million input rows; %.2f cores for %.0f rows/s with %.0f %% headroom",
+				r.Query, c.CPUSecondsPerMillionRows, c.CoresNeeded, c.InputRowsPerSecond, 100*c.Headroom)
+			if c.CoreHourPrice > 0 {
+				line += fmt.Sprintf(", %.4f per hour, %.6f per million rows", c.CostPerHour, c.CostPerMillionRows)
+			}
+			fmt.Fprintln(w, line)
+		}
 	}
 }
 

@@ -36,6 +36,7 @@ type demoFlags struct {
 	checkpoint string
 	table      string
 	console    bool
+	obs        obsFlags
 }
 
 func newDemo() *cobra.Command {
@@ -78,12 +79,18 @@ summary closes it, with where the table is and its latest rows read back.`,
 	fl.StringVar(&f.table, "table", "", "Delta table to write (default: a new directory under the system temp dir)")
 	fl.BoolVar(&f.console, "console", false, "print each batch to the console instead of writing a Delta table")
 	fl.StringVar(&f.checkpoint, "checkpoint", "", "checkpoint directory (exactly-once across restarts)")
+	f.obs.register(fl)
 	return cmd
 }
 
 func runDemo(ctx context.Context, stdout, stderr io.Writer, f demoFlags) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
+	ob, err := f.obs.open(stderr)
+	if err != nil {
+		return err
+	}
+	defer ob.close()
 	src, err := clicks.New(clicks.Options{
 		Seed: f.seed, Events: f.events, EventsPerSecond: f.rate,
 		MaxEventsPerTrigger: f.perTrigger, Campaigns: f.campaigns, LateFraction: f.late,
@@ -135,6 +142,7 @@ func runDemo(ctx context.Context, stdout, stderr io.Writer, f demoFlags) error {
 	if f.checkpoint != "" {
 		w = w.Checkpoint(f.checkpoint)
 	}
+	w = ob.apply(w)
 	q, err := w.Start(ctx)
 	if err != nil {
 		return err
@@ -153,6 +161,7 @@ func runDemo(ctx context.Context, stdout, stderr io.Writer, f demoFlags) error {
 	if sum.Watermark != "" {
 		fmt.Fprintf(stdout, "Watermark at the end: %s (windows ending after it stay open until more events arrive)\n", sum.Watermark)
 	}
+	printCost(stdout, "the demo query", ob.runCost(sum, elapsed.Seconds()))
 	if f.console {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/millrace/millrace"
 	_ "github.com/millrace/millrace/catalog/builtin" // kafka, kinesis, delta, parquet, json, csv, jdbc, rate, socket tables
@@ -27,6 +28,7 @@ type sqlFlags struct {
 	outputMode string
 	rows       int
 	truncate   int
+	obs        obsFlags
 }
 
 func newSQLCmd() *cobra.Command {
@@ -69,6 +71,7 @@ available-now (or once) to the end of its input; the next statement then runs.`,
 	fl.StringVar(&f.outputMode, "output-mode", "", "output mode: append (default), update or complete")
 	fl.IntVar(&f.rows, "rows", 20, "rows a SELECT prints per batch")
 	fl.IntVar(&f.truncate, "truncate", 20, "longest cell a SELECT prints (negative: no truncation)")
+	f.obs.register(fl)
 	return cmd
 }
 
@@ -89,8 +92,13 @@ func runSQL(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, f sq
 			return fmt.Errorf("sql: %w", err)
 		}
 	}
-	r := &sqlRunner{se: se, out: stdout, errOut: stderr, rows: f.rows, truncate: f.truncate}
-	var err error
+	ob, err := f.obs.open(stderr)
+	if err != nil {
+		return err
+	}
+	defer ob.close()
+	se.QueryOptions(ob.apply)
+	r := &sqlRunner{se: se, out: stdout, errOut: stderr, rows: f.rows, truncate: f.truncate, ob: ob}
 	switch {
 	case f.exec != "":
 		err = r.script(ctx, f.exec)
@@ -126,6 +134,7 @@ type sqlRunner struct {
 	rows        int
 	truncate    int
 	atPrompt    bool // at the interactive prompt: acknowledge DDL with OK
+	ob          *observer
 }
 
 // script runs the statements of text, each to its end (or until Ctrl-C)
@@ -156,7 +165,11 @@ func (r *sqlRunner) show(ctx context.Context, res *millrace.Result) error {
 		if err != nil {
 			return err
 		}
-		q, err := res.Stream.WriteStream(sink).OutputMode(m).Trigger(tr).Start(ctx)
+		w := res.Stream.WriteStream(sink).OutputMode(m).Trigger(tr)
+		if r.ob != nil {
+			w = r.ob.apply(w)
+		}
+		q, err := w.Start(ctx)
 		if err != nil {
 			return fmt.Errorf("sql: %w", err)
 		}
@@ -176,6 +189,7 @@ func (r *sqlRunner) show(ctx context.Context, res *millrace.Result) error {
 func (r *sqlRunner) await(ctx context.Context, q *millrace.Query, table string) error {
 	sctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
+	start := time.Now()
 	done := make(chan error, 1)
 	go func() { done <- q.AwaitTermination(context.Background()) }()
 	var err error
@@ -195,6 +209,14 @@ func (r *sqlRunner) await(ctx context.Context, q *millrace.Query, table string) 
 	if table != "" {
 		sum := q.Summary()
 		fmt.Fprintf(r.errOut, "INSERT INTO %s: %d rows read, %d rows written in %d batches\n", table, sum.NumInputRows, sum.NumOutputRows, sum.Batches)
+	}
+	if r.ob != nil && (err == nil || err == errInterrupted) { // a failed query has its error to show
+
+		what := "the query"
+		if table != "" {
+			what = "INSERT INTO " + table
+		}
+		printCost(r.errOut, what, r.ob.runCost(q.Summary(), time.Since(start).Seconds()))
 	}
 	if err != nil && err != errInterrupted {
 		return fmt.Errorf("sql: query failed: %w", err)
