@@ -1,10 +1,11 @@
 package state
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"log"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -48,14 +49,25 @@ func newHealth(dir string) *health {
 	return &health{dir: dir, failed: make(chan struct{}), closing: make(chan struct{})}
 }
 
-// logOutput is where the store's own log lines go (tests capture them).
-var logOutput io.Writer = os.Stderr
+// logOutput, when set (tests capture it), receives the store's log lines
+// instead of slog.Default(), the program's logger.
+var logOutput io.Writer
 
 // exit ends the process after a fatal error on a Pebble goroutine.
 var exit = os.Exit
 
-func (h *health) logf(format string, args ...any) {
-	fmt.Fprintf(logOutput, "%s millrace: state store %s: %s\n", time.Now().UTC().Format(time.RFC3339), h.dir, fmt.Sprintf(format, args...))
+// logf logs a warning about the store; errorf an error that stops the
+// process.
+func (h *health) logf(format string, args ...any) { h.log(slog.LevelWarn, format, args...) }
+
+func (h *health) errorf(format string, args ...any) { h.log(slog.LevelError, format, args...) }
+
+func (h *health) log(level slog.Level, format string, args ...any) {
+	l := slog.Default()
+	if logOutput != nil {
+		l = slog.New(slog.NewTextHandler(logOutput, nil))
+	}
+	l.Log(context.Background(), level, "millrace: state store "+h.dir+": "+fmt.Sprintf(format, args...), "store", h.dir)
 }
 
 // logTo logs a message about the store in dir (one without an open health).
@@ -178,8 +190,7 @@ func (l logger) Fatalf(format string, args ...any) {
 	if fsutil.IsDiskFull(f.err) || l.h.sticky() != nil || strings.Contains(msg, "no space left on device") {
 		advice = "the disk is full: free space on the filesystem holding " + l.h.dir + " and restart the query; it resumes from its last committed batch"
 	}
-	l.h.logf("fatal storage error, stopping the process: %s: %s", msg, advice)
-	log.Printf("pebble: %s", msg)
+	l.h.errorf("fatal storage error, stopping the process: pebble: %s: %s", msg, advice)
 	exit(1)
 }
 

@@ -2,7 +2,7 @@ package kafka
 
 import (
 	"fmt"
-	"log"
+	"log/slog"
 	"regexp"
 	"runtime"
 	"strings"
@@ -55,7 +55,8 @@ type Options struct {
 	// Security configures TLS and SASL (default PLAINTEXT). Its Password
 	// and KeyPEM never appear in Name, errors, logs or the checkpoint.
 	Security Security
-	// Logf receives warnings (skipped lost records). Default log.Printf.
+	// Logf receives warnings (skipped lost records). By default they go to
+	// slog.Default() at level Warn.
 	Logf func(format string, args ...any)
 }
 
@@ -113,7 +114,11 @@ func (o Options) withDefaults() (Options, *regexp.Regexp, error) {
 		o.Clock = time.Now
 	}
 	if o.Logf == nil {
-		o.Logf = log.Printf
+		o.Logf = warnf
 	}
 	return o, re, nil
 }
+
+// warnf is the default Logf: a warning to slog.Default(), which the
+// program configures (the CLI's --log-format and --log-level).
+func warnf(format string, args ...any) { slog.Warn(fmt.Sprintf(format, args...)) }

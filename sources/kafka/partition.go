@@ -191,7 +191,7 @@ func (p *Partition) lost(from, to int64) error {
 	}
 	s.lostRecords.Add(to - from)
 	s.lostEvents.Add(1)
-	s.opts.Logf("kafka: WARNING: topic %s partition %d: offsets [%d, %d) were deleted before they were read; skipped %d records (FailOnDataLoss=false)",
+	s.opts.Logf("kafka: topic %s partition %d: offsets [%d, %d) were deleted before they were read; skipped %d records (FailOnDataLoss=false)",
 		p.Topic, p.Partition, from, to, to-from)
 	return nil
 }

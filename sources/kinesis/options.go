@@ -2,7 +2,7 @@ package kinesis
 
 import (
 	"fmt"
-	"log"
+	"log/slog"
 	"strings"
 	"time"
 )
@@ -56,7 +56,8 @@ type Options struct {
 	// instant from it.
 	Clock func() time.Time
 	// Logf receives warnings (data loss skipped with FailOnDataLoss=false).
-	// Default log.Printf.
+	// By default they go to
+	// slog.Default() at level Warn.
 	Logf func(format string, args ...any)
 }
 
@@ -99,7 +100,11 @@ func (o Options) withDefaults(stream string) (Options, error) {
 		o.Clock = time.Now
 	}
 	if o.Logf == nil {
-		o.Logf = log.Printf
+		o.Logf = warnf
 	}
 	return o, nil
 }
+
+// warnf is the default Logf: a warning to slog.Default(), which the
+// program configures (the CLI's --log-format and --log-level).
+func warnf(format string, args ...any) { slog.Warn(fmt.Sprintf(format, args...)) }
