@@ -319,3 +319,14 @@ func (s Summary) RunCost(rowsPerSecond, headroom, coreHourPrice float64) RunCost
 	}
 	return r
 }
+
+// Summarize totals progress events as Query.Summary does: a progress log
+// (Config.ProgressLog) read back gives a running query's summary and,
+// through RunCost, its cost report.
+func Summarize(ps []*Progress) Summary {
+	s := Summary{FirstBatchID: -1, LastBatchID: -1}
+	for _, p := range ps {
+		s.add(p)
+	}
+	return s
+}

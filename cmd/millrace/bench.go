@@ -349,7 +349,7 @@ func printNexmarkTable(w io.Writer, rs []benchResult) {
 			line := fmt.Sprintf("%s cost: %.3f CPU s per million input rows; %.2f cores for %.0f rows/s with %.0f %% headroom",
 				r.Query, c.CPUSecondsPerMillionRows, c.CoresNeeded, c.InputRowsPerSecond, 100*c.Headroom)
 			if c.CoreHourPrice > 0 {
-				line += fmt.Sprintf(", %.4f per hour, %.6f per million rows", c.CostPerHour, c.CostPerMillionRows)
+				line += fmt.Sprintf(", %.4g per hour, %.4g per million rows", c.CostPerHour, c.CostPerMillionRows)
 			}
 			fmt.Fprintln(w, line)
 		}

@@ -33,6 +33,6 @@ writes the result to a sink.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newDemo(), newCheckpointCmd(), newVersion(), newDeltaCmd(), newBenchCmd(), newSQLCmd())
+	root.AddCommand(newDemo(), newCheckpointCmd(), newVersion(), newDeltaCmd(), newBenchCmd(), newSQLCmd(), newProgressCmd())
 	return root
 }

@@ -141,6 +141,6 @@ func printCost(w io.Writer, what string, c exec.RunCost) {
 	fmt.Fprintf(w, "The query %s.\n", keeps)
 	fmt.Fprintf(w, "Cores needed for %.0f rows/s with %.0f %% headroom: %.2f\n", c.InputRowsPerSecond, 100*c.Headroom, c.CoresNeeded)
 	if c.CoreHourPrice > 0 {
-		fmt.Fprintf(w, "At %g per core-hour: %.4f per hour, %.6f per million rows\n", c.CoreHourPrice, c.CostPerHour, c.CostPerMillionRows)
+		fmt.Fprintf(w, "At %g per core-hour: %.4g per hour, %.4g per million rows\n", c.CoreHourPrice, c.CostPerHour, c.CostPerMillionRows)
 	}
 }

@@ -151,3 +151,49 @@ SELECT user FROM clicks`, in, filepath.Join(dir, "out"))
 		t.Fatalf("progress log queries %v, want the INSERT's (out) and the SELECT's", names)
 	}
 }
+
+// progress reads a progress log back: the latest run only, a last line cut
+// short skipped (the query is writing it), text and JSON.
+func TestProgressCommand(t *testing.T) {
+	plog := filepath.Join(t.TempDir(), "progress.jsonl")
+	for _, events := range []string{"100000", "300000"} {
+		if _, _, err := run(t, "demo", "--events", events, "--per-trigger", "100000", "--console", "--quiet", "--progress-log", plog); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.OpenFile(plog, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"id":"cut sh`); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	out, _, err := run(t, "progress", "--format", "json", "--input-rate", "1000000", "--core-hour-price", "0.04", plog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r progressReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("bad JSON: %v\n%s", err, out)
+	}
+	if r.Query != "demo" || r.NumInputRows != 300000 || r.Cost.InputRows != 300000 || r.Cost.CoresNeeded <= 0 || r.Cost.CostPerHour <= 0 || r.Last == nil {
+		t.Fatalf("report of the second run: %+v", r)
+	}
+	out, _, err = run(t, "progress", plog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"query:          demo", "rows:           300000 in", "BACKLOG", "Cost of the run so far", "Cores needed for"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("progress output lacks %q:\n%s", want, out)
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "bad")
+	if err := os.WriteFile(bad, []byte("not json\n{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := run(t, "progress", bad); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Fatalf("a file that is not a progress log: %v", err)
+	}
+}
