@@ -69,5 +69,24 @@
 // it never moves backwards. Options add Flink's idle inputs and a bound on
 // event times ahead of the processing time.
 //
+// # Logs and cost
+//
+// logs.go writes one info line per batch to Config.Logger (log/slog) and
+// the warnings an operator must know: a batch slower than its trigger
+// interval, a source whose backlog (sources.Backlogger) grew over
+// Config.BacklogWarnBatches batches in a row, and — from watermark.go — a
+// watermark that jumped past the processing time or by more than
+// Config.WatermarkJumpWarning (default max(10 × delay, 1 h)), naming the
+// batch whose rows moved it; Config.ProgressLog appends each progress event
+// as a JSON line. cost.go measures each batch's process CPU time
+// (getrusage, cpu_unix.go) at the boundaries of its phases, which the
+// driver runs one after the other — scan (reading and the stateless
+// operators), each stateful operator, sink, checkpoint, driver — so the
+// phases add up to the batch and the batches to the process's CPU time
+// while the query runs; Progress.Cost reports it per million input rows,
+// in all and per operator, with whether the query keeps up, the cores it
+// needs for its input rate with headroom, and their price per hour and per
+// million rows. Summary.RunCost does the same over a whole run.
+//
 // Read next: package agg (the hash tables) and package checkpoint.
 package exec

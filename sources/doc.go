@@ -20,6 +20,13 @@
 // deterministic order; the driver never relies on the order between
 // partitions.
 //
+// # Backlog
+//
+// A source that knows how much input its last LatestOffset left beyond the
+// end it returned (a read limit held it back) implements Backlogger: the
+// query reports it in progress and warns when it keeps growing (memory,
+// Kafka, the click generator: rows; files: files).
+//
 // # Constructors
 //
 // Every connector is built the same way: New(required…, Options) (*T,

@@ -10,5 +10,10 @@
 // console sink; checkpoint inspect is exec.Inspect; sql (sql.go) runs its
 // statements with Session.ExecScript of package millrace, the tables' connectors
 // coming from package catalog/builtin, and prints a SELECT with the console
-// sink.
+// sink. observe.go holds the flags every command that runs queries
+// shares — --log-format and --log-level (log/slog, to stderr, also the
+// default logger the connectors log to), --progress-log, and the cost
+// flags --core-hour-price, --headroom and --input-rate — and the cost
+// report printed when a query ends; progress.go (millrace progress) reads
+// a progress log back, for a query that is still running.
 package main
