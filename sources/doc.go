@@ -25,7 +25,8 @@
 // A source that knows how much input its last LatestOffset left beyond the
 // end it returned (a read limit held it back) implements Backlogger: the
 // query reports it in progress and warns when it keeps growing (memory,
-// Kafka, the click generator: rows; files: files).
+// Kafka, the click generator: rows; files: files; Kinesis: milliseconds
+// behind the stream's tip).
 //
 // # Constructors
 //

@@ -131,7 +131,8 @@ type ColumnPruner interface {
 // read limit left for later triggers. A backlog that keeps growing means
 // the query reads less than arrives; the query warns of it and reports it
 // in progress (sources[].backlog). The unit is the source's: "rows"
-// (records, Kafka offsets) or "files".
+// (records, Kafka offsets), "files", or "ms" (Kinesis: how far behind
+// its tip the reading is).
 type Backlogger interface {
 	Backlog() (n int64, unit string)
 }
