@@ -259,24 +259,66 @@ func perMillion(cpu float64, rows int64) float64 {
 	return cpu / float64(rows) * 1e6
 }
 
-// addOperatorCosts adds a batch's operator CPU times to the run's totals,
-// position by position (every batch of a query runs the same phases).
-func addOperatorCosts(sum, ops []OperatorCost) []OperatorCost {
-	if len(sum) != len(ops) {
-		sum = append([]OperatorCost(nil), ops...)
-		for i := range sum {
-			sum[i].CPUSecondsPerMillionRows = 0
-		}
-		return sum
-	}
-	for i, o := range ops {
-		sum[i].CPUSeconds += o.CPUSeconds
-		sum[i].MemoryUsedBytes = o.MemoryUsedBytes
-	}
-	return sum
+// CostTotals adds up the cost reports of a run's batches
+// (Query.CostTotals, or SummarizeCost over a progress log); RunCost sums
+// them up. Summary stays comparable with ==; these totals hold slices.
+type CostTotals struct {
+	// CPUSeconds is the process CPU time of the batches; InputRows their
+	// input rows.
+	CPUSeconds float64
+	InputRows  int64
+	// Operators adds up each phase's CPU time over the batches
+	// (memoryUsedBytes: the last batch's).
+	Operators []OperatorCost
+	// Last is the cost report of the last batch (nil before one ran).
+	Last *Cost
 }
 
-// RunCost is the cost report of a whole run (Summary.RunCost): what the
+func (t *CostTotals) add(p *Progress) {
+	if p.Cost == nil {
+		return
+	}
+	t.CPUSeconds += p.Cost.CPUSeconds
+	t.InputRows += p.NumInputRows
+	t.Last = p.Cost
+	if len(t.Operators) != len(p.Cost.Operators) {
+		// every batch of a query runs the same phases; start over if not
+		t.Operators = make([]OperatorCost, len(p.Cost.Operators))
+		for i, o := range p.Cost.Operators {
+			t.Operators[i].Name = o.Name
+		}
+	}
+	for i, o := range p.Cost.Operators {
+		t.Operators[i].CPUSeconds += o.CPUSeconds
+		t.Operators[i].MemoryUsedBytes = o.MemoryUsedBytes
+	}
+}
+
+func (t CostTotals) clone() CostTotals {
+	t.Operators = append([]OperatorCost(nil), t.Operators...)
+	return t
+}
+
+// CostTotals returns the cost totals of every batch this run of the query
+// has reported.
+func (q *Query) CostTotals() CostTotals {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.costTotals.clone()
+}
+
+// SummarizeCost adds up the cost reports of progress events, as
+// Query.CostTotals does: a progress log read back gives a running query's
+// cost.
+func SummarizeCost(ps []*Progress) CostTotals {
+	var t CostTotals
+	for _, p := range ps {
+		t.add(p)
+	}
+	return t
+}
+
+// RunCost is the cost report of a whole run (CostTotals.RunCost): what the
 // query's CPU time per input row over the run says about the cores it
 // needs at an input rate, and what they cost.
 type RunCost struct {
@@ -301,15 +343,15 @@ type RunCost struct {
 // RunCost sizes the run's query for rowsPerSecond of input with headroom
 // spare capacity (0.25: 25 %), priced at coreHourPrice per core-hour (0:
 // no prices): cores = CPU seconds per row × rate × (1 + headroom).
-func (s Summary) RunCost(rowsPerSecond, headroom, coreHourPrice float64) RunCost {
-	r := RunCost{CPUSeconds: s.CPUSeconds, InputRows: s.NumInputRows, CPUSecondsPerMillionRows: perMillion(s.CPUSeconds, s.NumInputRows),
+func (t CostTotals) RunCost(rowsPerSecond, headroom, coreHourPrice float64) RunCost {
+	r := RunCost{CPUSeconds: t.CPUSeconds, InputRows: t.InputRows, CPUSecondsPerMillionRows: perMillion(t.CPUSeconds, t.InputRows),
 		InputRowsPerSecond: rowsPerSecond, Headroom: max(headroom, 0)}
-	for _, o := range s.Operators {
-		o.CPUSecondsPerMillionRows = perMillion(o.CPUSeconds, s.NumInputRows)
+	for _, o := range t.Operators {
+		o.CPUSecondsPerMillionRows = perMillion(o.CPUSeconds, t.InputRows)
 		r.Operators = append(r.Operators, o)
 	}
-	if s.Cost != nil {
-		r.KeepsUp, r.KeepsUpReason = s.Cost.KeepsUp, s.Cost.KeepsUpReason
+	if t.Last != nil {
+		r.KeepsUp, r.KeepsUpReason = t.Last.KeepsUp, t.Last.KeepsUpReason
 	}
 	r.CoresNeeded = r.CPUSecondsPerMillionRows / 1e6 * rowsPerSecond * (1 + r.Headroom)
 	if coreHourPrice > 0 {

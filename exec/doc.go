@@ -86,7 +86,7 @@
 // while the query runs; Progress.Cost reports it per million input rows,
 // in all and per operator, with whether the query keeps up, the cores it
 // needs for its input rate with headroom, and their price per hour and per
-// million rows. Summary.RunCost does the same over a whole run.
+// million rows. Query.CostTotals().RunCost does the same over a whole run.
 //
 // Read next: package agg (the hash tables) and package checkpoint.
 package exec

@@ -819,6 +819,7 @@ func (q *Query) report(b *batchRun, prevStarts []sources.Offset) {
 	q.logBatch(p, total)
 	q.mu.Lock()
 	q.summary.add(p)
+	q.costTotals.add(p)
 	q.progress = append(q.progress, p)
 	if len(q.progress) > q.cfg.RecentProgressSize {
 		q.progress = q.progress[len(q.progress)-q.cfg.RecentProgressSize:]

@@ -247,9 +247,9 @@ func TestProgressLogAndCost(t *testing.T) {
 	if math.Abs(c.CoresNeeded-wantCores) > 1e-9 || math.Abs(c.CostPerHour-wantCores*0.04) > 1e-9 {
 		t.Fatalf("cores %g (want %g), cost/h %g", c.CoresNeeded, wantCores, c.CostPerHour)
 	}
-	s := r.q.Summary()
-	if s.Cost == nil || math.Abs(s.CPUSeconds-c.TotalCPUSeconds) > 1e-9 || len(s.Operators) != 5 {
-		t.Fatalf("summary CPU %g, cost report %g, operators %v", s.CPUSeconds, c.TotalCPUSeconds, s.Operators)
+	s := r.q.CostTotals()
+	if s.Last == nil || math.Abs(s.CPUSeconds-c.TotalCPUSeconds) > 1e-9 || len(s.Operators) != 5 || s.InputRows != 3 {
+		t.Fatalf("cost totals %+v, cost report %g CPU s", s, c.TotalCPUSeconds)
 	}
 	rc := s.RunCost(2e6, 0.5, 0.1)
 	sum = 0

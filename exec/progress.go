@@ -48,13 +48,6 @@ type Summary struct {
 	// Watermark is the event-time watermark of the last batch (empty
 	// without one).
 	Watermark string
-	// CPUSeconds is the process CPU time of the batches (Progress.Cost).
-	CPUSeconds float64
-	// Cost is the cost report of the last batch (nil before one ran);
-	// Operators adds up its operators' CPU time over the batches
-	// (memoryUsedBytes: the last batch's). RunCost sums them up.
-	Cost      *Cost
-	Operators []OperatorCost
 }
 
 func (s *Summary) add(p *Progress) {
@@ -74,11 +67,6 @@ func (s *Summary) add(p *Progress) {
 	}
 	if wm, ok := p.EventTime["watermark"]; ok {
 		s.Watermark = wm
-	}
-	if p.Cost != nil {
-		s.CPUSeconds += p.Cost.CPUSeconds
-		s.Cost = p.Cost
-		s.Operators = addOperatorCosts(s.Operators, p.Cost.Operators)
 	}
 }
 

@@ -157,14 +157,16 @@ type Query struct {
 	// wake cuts a trigger interval short (ProcessAllAvailable uses it).
 	wake chan struct{}
 
-	mu        sync.Mutex
-	cond      *sync.Cond
-	err       error
-	progress  []*Progress
-	summary   Summary
-	status    Status
-	idleCount int64
-	stopped   bool
+	mu       sync.Mutex
+	cond     *sync.Cond
+	err      error
+	progress []*Progress
+	summary  Summary
+	// costTotals adds up the batches' cost reports (CostTotals).
+	costTotals CostTotals
+	status     Status
+	idleCount  int64
+	stopped    bool
 
 	// driver state, owned by the run goroutine
 	batchID     int64

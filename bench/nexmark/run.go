@@ -25,8 +25,8 @@ type RunOptions struct {
 	// Options configure the query's writer further (a logger, a progress
 	// log, cost settings).
 	Options []millrace.QueryOption
-	// Started, if set, is given the query once it runs (its Summary has the
-	// run's cost report when Run returns).
+	// Started, if set, is given the query once it runs (its CostTotals
+	// give the run's cost report when Run returns).
 	Started func(*millrace.Query)
 }
 

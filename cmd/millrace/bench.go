@@ -320,7 +320,7 @@ func runOneNexmark(ctx context.Context, stderr io.Writer, q nexmark.Query, cfg n
 		r.Cores = cpu / wall
 	}
 	if query != nil {
-		c := ob.runCost(query.Summary(), wall)
+		c := ob.runCost(query.CostTotals(), wall)
 		r.Cost = &c
 	}
 	if cpu > 0 {

@@ -161,7 +161,7 @@ func runDemo(ctx context.Context, stdout, stderr io.Writer, f demoFlags) error {
 	if sum.Watermark != "" {
 		fmt.Fprintf(stdout, "Watermark at the end: %s (windows ending after it stay open until more events arrive)\n", sum.Watermark)
 	}
-	printCost(stdout, "the demo query", ob.runCost(sum, elapsed.Seconds()))
+	printCost(stdout, "the demo query", ob.runCost(q.CostTotals(), elapsed.Seconds()))
 	if f.console {
 		return nil
 	}

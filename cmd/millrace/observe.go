@@ -107,12 +107,12 @@ func (ob *observer) apply(w *millrace.StreamWriter) *millrace.StreamWriter {
 
 // runCost sizes a finished run: for the --input-rate, or the run's own
 // average rate (rows over wall seconds).
-func (ob *observer) runCost(sum millrace.Summary, wallSeconds float64) exec.RunCost {
+func (ob *observer) runCost(t exec.CostTotals, wallSeconds float64) exec.RunCost {
 	rate := ob.f.inputRate
 	if rate == 0 && wallSeconds > 0 {
-		rate = float64(sum.NumInputRows) / wallSeconds
+		rate = float64(t.InputRows) / wallSeconds
 	}
-	return sum.RunCost(rate, ob.f.headroom, ob.f.price)
+	return t.RunCost(rate, ob.f.headroom, ob.f.price)
 }
 
 // printCost writes a run's cost report: CPU per million rows in all and

@@ -109,7 +109,7 @@ func showProgress(w io.Writer, path string, ps []*exec.Progress, f obsFlags, for
 	if rate == 0 && last.Cost != nil {
 		rate = last.Cost.RecentInputRowsPerSecond
 	}
-	cost := sum.RunCost(rate, f.headroom, f.price)
+	cost := exec.SummarizeCost(ps).RunCost(rate, f.headroom, f.price)
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)

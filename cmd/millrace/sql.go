@@ -216,7 +216,7 @@ func (r *sqlRunner) await(ctx context.Context, q *millrace.Query, table string) 
 		if table != "" {
 			what = "INSERT INTO " + table
 		}
-		printCost(r.errOut, what, r.ob.runCost(q.Summary(), time.Since(start).Seconds()))
+		printCost(r.errOut, what, r.ob.runCost(q.CostTotals(), time.Since(start).Seconds()))
 	}
 	if err != nil && err != errInterrupted {
 		return fmt.Errorf("sql: query failed: %w", err)
