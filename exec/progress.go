@@ -97,7 +97,7 @@ type SourceProgress struct {
 	ProcessedRowsPerSecond float64           `json:"processedRowsPerSecond"`
 	Metrics                map[string]string `json:"metrics,omitempty"`
 	// Backlog is what the source had available past EndOffset, in
-	// BacklogUnit ("rows" or "files"), for sources that know
+	// BacklogUnit ("rows", "files" or "ms"), for sources that know
 	// (sources.Backlogger).
 	Backlog     *int64 `json:"backlog,omitempty"`
 	BacklogUnit string `json:"backlogUnit,omitempty"`
