@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"sync"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -57,8 +58,15 @@ type aggOperator struct {
 	durable bool
 	changes []partChanges
 	// keyedSchema is the schema of the keyed records prepare builds: the
-	// physical key columns, then the arguments.
+	// physical key columns, then the arguments (the partial states on the
+	// pane path, whose rows have rowSchema).
 	keyedSchema *arrow.Schema
+	rowSchema   *arrow.Schema
+
+	// panes is set when a sliding window aggregates by panes
+	// (aggregate_panes.go); paneTables holds the tasks' pane tables.
+	panes      bool
+	paneTables *sync.Pool
 }
 
 // windowKey describes the window() grouping key.
@@ -142,6 +150,7 @@ func newAggOperator(n *plan.Aggregate, mode sinks.OutputMode, partitions int) (*
 		}
 		a.parts[p] = t
 	}
+	a.usePanes()
 	return a, nil
 }
 
@@ -217,6 +226,9 @@ func (a *aggOperator) prepare(t *task, b columnar.Batch, out *shuffled, late *la
 	defer b.Release()
 	if b.NumRows() == 0 {
 		return nil
+	}
+	if a.panes {
+		return a.preparePanes(t, b, out, late)
 	}
 	// gather lists the input rows (with repeats for sliding windows) that
 	// make up the keyed batch; nil means every row of b.Rec as is. keep is
@@ -371,7 +383,10 @@ func (a *aggOperator) keyedRecord(t *task, rec arrow.RecordBatch, gather []int32
 // keyedSchemaOf returns the schema of a keyed record with columns cols:
 // the one built with the operator when their types are as planned.
 func (a *aggOperator) keyedSchemaOf(cols []arrow.Array) *arrow.Schema {
-	if s := a.keyedSchema; s != nil && s.NumFields() == len(cols) {
+	for _, s := range []*arrow.Schema{a.keyedSchema, a.rowSchema} {
+		if s == nil || s.NumFields() != len(cols) {
+			continue
+		}
 		same := true
 		for i, c := range cols {
 			same = same && arrow.TypeEqual(s.Field(i).Type, c.DataType())
@@ -408,7 +423,11 @@ func (a *aggOperator) update(p int, inputs []*shuffled) error {
 		}
 		for _, b := range in.parts[p] {
 			cols := b.Rec.Columns()
-			if err := tab.Update(cols[:nk], cols[nk:], b.Sel); err != nil {
+			update := tab.Update
+			if a.panes {
+				update = tab.Merge // partial states of panes
+			}
+			if err := update(cols[:nk], cols[nk:], b.Sel); err != nil {
 				return fmt.Errorf("aggregate partition %d: %w", p, err)
 			}
 		}
