@@ -71,6 +71,20 @@
 // not written per row for a batch without nulls: when every older group is
 // seen, only the groups the batch created are set (seenFlags).
 //
+// # Partial states
+//
+// partial.go exports a Table's groups as partial states (Partials: counts,
+// sums, min/max with nulls for groups without values, avg's sum and count)
+// and folds them into another Table with the same keys and specs (Merge),
+// creating groups in order of first appearance as Update does. Only the
+// aggregates whose merge equals feeding the rows in any grouping are
+// Combinable: counts, wrapping integer sums, min/max of integers, times,
+// dates and booleans, avg of integers (exact while sums stay within ±2^53);
+// not float sums (rounding), float min/max (±0 ties), checked sums, strings
+// or the order-dependent aggregates. Clear empties a table keeping its
+// memory, for one refilled every batch. Package exec aggregates sliding
+// windows by panes with them.
+//
 // # Dirty groups
 //
 // A bitmap with one bit per group, set by one OR per row after the probe

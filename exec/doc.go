@@ -26,6 +26,14 @@
 // scheduling: a batch is a pure function of its offsets, the prior state,
 // its timestamp and its watermark.
 //
+// A sliding window whose size is a multiple of its slide, with aggregates
+// that have exact partial states, is aggregated by panes
+// (aggregate_panes.go): prepare aggregates each batch by (pane, key), one
+// update per row, and expands the pane groups into their windows as
+// partial states that update merges into the per-window state. The state,
+// the output (order included) and the checkpoint layout are the per-row
+// path's, so checkpoints of either path restart with the other.
+//
 // # The shuffle
 //
 // Preparing is the same for every stateful operator but for what it
