@@ -14,6 +14,7 @@ import (
 // count(*), count(v), sum(v), min(v), max(v), avg(v).
 type aggSpec struct {
 	size, slide int64 // µs; 0: no window, group by k alone
+	offset      int64 // the window's start time (µs), 0 for the epoch
 	delay       int64 // watermark delay in µs, -1: no watermark
 	mode        sinks.OutputMode
 }
@@ -25,6 +26,9 @@ func (s aggSpec) String() string {
 		w = fmt.Sprintf("window%ds", s.size/sec)
 	case s.size > 0:
 		w = fmt.Sprintf("sliding%ds/%ds", s.size/sec, s.slide/sec)
+	}
+	if s.offset != 0 {
+		w += fmt.Sprintf("+%dms", s.offset/1000)
 	}
 	return fmt.Sprintf("%s/%s/delay%dms", w, modeName(s.mode), s.delay/1000)
 }
@@ -55,7 +59,8 @@ func (s aggSpec) build(ins []plan.Node) (plan.Node, error) {
 	}
 	keys := []plan.Expr{plan.ColumnRef{Name: "k"}}
 	if s.size > 0 {
-		w := plan.Window{Time: plan.ColumnRef{Name: "t"}, Size: time.Duration(s.size) * time.Microsecond, Slide: time.Duration(s.slide) * time.Microsecond}
+		w := plan.Window{Time: plan.ColumnRef{Name: "t"}, Size: time.Duration(s.size) * time.Microsecond, Slide: time.Duration(s.slide) * time.Microsecond,
+			Offset: time.Duration(s.offset) * time.Microsecond}
 		keys = append([]plan.Expr{w}, keys...)
 	}
 	return plan.NewAggregate(n, keys, aggExprs())
@@ -64,7 +69,7 @@ func (s aggSpec) build(ins []plan.Node) (plan.Node, error) {
 // windowsOf returns the starts of the windows holding t, latest first.
 func (s aggSpec) windowsOf(t int64) []int64 {
 	var starts []int64
-	for st := floorDiv(t, s.slide) * s.slide; st+s.size > t; st -= s.slide {
+	for st := floorDiv(t-s.offset, s.slide)*s.slide + s.offset; st+s.size > t; st -= s.slide {
 		starts = append(starts, st)
 	}
 	return starts
@@ -90,7 +95,7 @@ func (s aggSpec) late(trigs [][][][]any) ([][][]any, []int64) {
 	}
 	return lateRows(trigs, wmSeq(trigs, 1, []int64{s.delay}), func(r []any, w int64) bool {
 		t, ok := r[1].(int64)
-		return ok && floorDiv(t, s.slide)*s.slide+s.size <= w
+		return ok && floorDiv(t-s.offset, s.slide)*s.slide+s.offset+s.size <= w
 	})
 }
 

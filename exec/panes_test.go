@@ -18,7 +18,8 @@ import (
 // either path must restart with the other.
 
 // paneSpecs are sliding windows whose size is a multiple of the slide
-// (ratios 2 to 6), in every output mode, with and without a watermark.
+// (ratios 2 to 6), in every output mode, with and without a watermark,
+// windows starting at the epoch or at an offset (startTime).
 var paneSpecs = []aggSpec{
 	{size: 4 * sec, slide: 2 * sec, delay: 0, mode: sinks.Append},
 	{size: 6 * sec, slide: 2 * sec, delay: 1 * sec, mode: sinks.Update},
@@ -28,6 +29,8 @@ var paneSpecs = []aggSpec{
 	{size: 12 * sec, slide: 2 * sec, delay: 5 * sec, mode: sinks.Append},
 	{size: 6 * sec, slide: 1 * sec, delay: -1, mode: sinks.Update},
 	{size: 10 * sec, slide: 5 * sec, delay: 4 * sec, mode: sinks.Complete},
+	{size: 6 * sec, slide: 2 * sec, offset: 700_000, delay: 1 * sec, mode: sinks.Append},
+	{size: 9 * sec, slide: 3 * sec, offset: 1_250_000, delay: 2 * sec, mode: sinks.Update},
 }
 
 // paneRun draws a run of spec s from seed and size: rows with nulls in
