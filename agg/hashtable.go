@@ -190,7 +190,8 @@ func (h *HashTable) Reset() {
 }
 
 // Compact keeps the groups g with keep[g] set (len(keep) == Len()), in their
-// order, renumbering them densely, and rebuilds the slot array.
+// order, renumbering them densely. The slot array is rebuilt, or, when it
+// keeps its size, compacted in place (compact_slots.go).
 func (h *HashTable) Compact(keep []bool) {
 	for i := range h.cols {
 		h.cols[i].compact(keep)
@@ -215,7 +216,9 @@ func (h *HashTable) Compact(keep []bool) {
 			}
 		}
 	}
-	h.rebuild(slotsFor(h.n))
+	if n := slotsFor(h.n); n != int(h.mask+1) || !h.compactSlots(keep) {
+		h.rebuild(n)
+	}
 }
 
 // KeyColumns returns the key values of groups, in that order, one array per
