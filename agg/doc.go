@@ -44,6 +44,11 @@
 //     groups created by a batch are then renumbered to first-appearance order.
 //
 // The null key of a single-key table lives outside the slot array.
+// Removing groups (closed windows, every trigger) compacts the keys and
+// renumbers the survivors; a slot array that keeps its size is repaired in
+// place (compact_slots.go: one pass renumbers and empties slots, a second
+// re-inserts the entries whose probe run a removal broke), others are
+// rebuilt.
 //
 // # Aggregates
 //
