@@ -1,0 +1,150 @@
+package plan
+
+import (
+	"reflect"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// ExtremeJoinBack describes an inner join of a stream with its own grouped
+// maximum (or minimum) on equality with that extreme: Nexmark q7's
+//
+//	bids.Join(bids.GroupBy(window).Agg(Max(price)), window = max_window AND price = max_price)
+//
+// A left row whose value is below the maximum of another left row of its
+// group can never equal the group's final maximum, so the join need not
+// keep it (exec's dominance pruning). Value is the position in the join's
+// LeftKeys/RightKeys of the value key (price = max_price); every other key
+// is a grouping key of the aggregate. Max is false for a minimum.
+type ExtremeJoinBack struct {
+	Value int
+	Max   bool
+}
+
+// FindExtremeJoinBack recognises the pattern, soundly: it answers ok only
+// when every left row's value and group are what the aggregate computes
+// for the same input row, so that the aggregate's extreme of a group is at
+// least (at most, for Min) the value of every left row of that group the
+// aggregate saw. The conditions:
+//
+//   - an inner join without a time range;
+//   - the right side is an Aggregate (directly, no operator in between);
+//   - the left side is the aggregate's own input node, or reaches it
+//     through projections and filters only (a filter keeps a subset of the
+//     rows, which is still dominated by the aggregate's extreme; no
+//     watermark or stateful node in between, so both see the same rows
+//     with the same watermark);
+//   - the right keys are the aggregate's grouping keys, each once, and the
+//     output of one Max or Min, whose left key is the same expression over
+//     that input as the aggregate's argument; each grouping key's left key
+//     is the same expression as the grouping key (a window must be
+//     tumbling);
+//   - the value is an int32, int64 or timestamp column (orderings where
+//     Max and the join's equality agree trivially: no NaN, no -0).
+//
+// That the aggregate's rows are final (Append mode), and that the join
+// drops late left rows no more leniently than the aggregate, is the
+// executor's to check.
+func FindExtremeJoinBack(j *Join) (ExtremeJoinBack, bool) {
+	var none ExtremeJoinBack
+	if j.How != InnerJoin || j.TimeLeft != "" || j.TimeRight != "" || len(j.LeftKeys) < 2 || len(j.LeftKeys) != len(j.RightKeys) {
+		return none, false
+	}
+	a, ok := j.Right.(*Aggregate)
+	if !ok || len(a.Keys) == 0 {
+		return none, false
+	}
+	byName := map[string]Expr{} // the aggregate's outputs, unaliased
+	for _, k := range a.Keys {
+		byName[OutputName(k)] = Unalias(k)
+	}
+	for _, e := range a.Aggs {
+		byName[OutputName(e)] = Unalias(e)
+	}
+	if len(byName) != len(a.Keys)+len(a.Aggs) {
+		return none, false // ambiguous output names
+	}
+	isKey := map[string]bool{}
+	for _, k := range a.Keys {
+		if w, ok := Unalias(k).(Window); ok && w.Slide != w.Size {
+			return none, false // a sliding window: a row belongs to several
+		}
+		isKey[OutputName(k)] = true
+	}
+	found := none
+	found.Value = -1
+	usedKeys := map[string]bool{}
+	for i, rk := range j.RightKeys {
+		want, ok := byName[rk]
+		if !ok {
+			return none, false
+		}
+		left, ok := resolveOver(j.Left, j.LeftKeys[i], a.Input)
+		if !ok {
+			return none, false
+		}
+		if isKey[rk] {
+			if usedKeys[rk] || !reflect.DeepEqual(left, want) {
+				return none, false
+			}
+			usedKeys[rk] = true
+			continue
+		}
+		ag, ok := want.(Agg)
+		if !ok || (ag.Func != AggMax && ag.Func != AggMin) || ag.Arg == nil || found.Value >= 0 {
+			return none, false
+		}
+		if !reflect.DeepEqual(left, Unalias(ag.Arg)) {
+			return none, false
+		}
+		t, err := TypeOf(ag.Arg, a.Input.Schema())
+		if err != nil {
+			return none, false
+		}
+		switch t.ID() {
+		case arrow.INT32, arrow.INT64, arrow.TIMESTAMP:
+		default:
+			return none, false
+		}
+		found.Value, found.Max = i, ag.Func == AggMax
+	}
+	if found.Value < 0 || len(usedKeys) != len(a.Keys) {
+		return none, false
+	}
+	return found, true
+}
+
+// resolveOver returns the expression over node base that column name of n
+// computes, when n reaches base through projections and filters only.
+func resolveOver(n Node, name string, base Node) (Expr, bool) {
+	for {
+		if n == base {
+			return ColumnRef{Name: name}, true
+		}
+		switch m := n.(type) {
+		case *Filter:
+			n = m.Input
+		case *Project:
+			var e Expr
+			for _, x := range m.Exprs {
+				if OutputName(x) == name {
+					if e != nil {
+						return nil, false // ambiguous
+					}
+					e = Unalias(x)
+				}
+			}
+			if e == nil {
+				return nil, false
+			}
+			if c, ok := e.(ColumnRef); ok {
+				n, name = m.Input, c.Name
+				continue
+			}
+			// a computed column: it must be computed over base itself
+			return e, m.Input == base
+		default:
+			return nil, false
+		}
+	}
+}
