@@ -727,6 +727,9 @@ func (q *Query) runStage(ctx context.Context, b *batchRun, st *stage, shuf []*sh
 		return recs, op, err
 	}
 	op.NumRowsTotal, op.MemoryUsedBytes = stateRows(a)
+	if cm, ok := a.(customMetricser); ok {
+		op.CustomMetrics = cm.customMetrics()
+	}
 	op.AllRemovalsTimeMs = time.Since(t1).Milliseconds()
 	for i := range updated {
 		op.NumRowsUpdated += updated[i]

@@ -101,6 +101,8 @@ type opRun struct {
 	late func(trigs [][][][]any) ([][][]any, []int64)
 	// lateSink sends late rows to a late-data sink.
 	lateSink bool
+	// metrics sums the state operators' custom metrics over the last run.
+	metrics map[string]int64
 	// streams, when above 1, reads each input from that many memory
 	// sources, unioned, each row going to one at random: several input
 	// tasks then prepare rows for the same state partitions.
@@ -210,8 +212,17 @@ func (r *opRun) run(t testing.TB) []trigOut {
 	x := r.start(t)
 	defer x.stop()
 	var out []trigOut
+	r.metrics = map[string]int64{}
 	for _, rows := range r.triggers {
-		out = append(out, x.trigger(rows))
+		o := x.trigger(rows)
+		for _, p := range o.progress {
+			for _, op := range p.StateOperators {
+				for k, v := range op.CustomMetrics {
+					r.metrics[k] += v
+				}
+			}
+		}
+		out = append(out, o)
 	}
 	r.restarted = x.restarts
 	return out

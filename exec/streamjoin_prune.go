@@ -64,10 +64,14 @@ type dominance struct {
 	pruned  atomic.Int64
 }
 
+// dominancePruning switches the pruning on; tests switch it off to run
+// the same plans without it.
+var dominancePruning = true
+
 // findDominance returns the pruning of j's left side, or nil when the
 // join is not a window-join-back of a maximum or minimum.
 func (j *streamJoin) findDominance() *dominance {
-	if !j.windowJoin || len(j.sides[0].structKeys) != 1 {
+	if !dominancePruning || !j.windowJoin || len(j.sides[0].structKeys) != 1 {
 		return nil
 	}
 	eb, ok := plan.FindExtremeJoinBack(j.node)
@@ -121,4 +125,18 @@ func (d *dominance) prune(t *task, rec arrow.RecordBatch, sel []int32) (arrow.Re
 	}
 	d.pruned.Add(int64(liveRows(sel, int(rec.NumRows())) - len(kept)))
 	return kernels.Compact(t.mem, columnar.Batch{Rec: rec, Sel: kept}), nil
+}
+
+// customMetrics reports the left rows dominance pruning dropped in the
+// batch: numRowsPrunedByDominance (nil without pruning).
+func (j *streamJoin) customMetrics() map[string]int64 {
+	if j.dom == nil {
+		return nil
+	}
+	n := j.dom.pruned.Swap(0)
+	for _, jp := range j.parts {
+		n += jp.pruned
+		jp.pruned = 0
+	}
+	return map[string]int64{"numRowsPrunedByDominance": n}
 }
