@@ -33,7 +33,9 @@ type ExtremeJoinBack struct {
 //     through projections and filters only (a filter keeps a subset of the
 //     rows, which is still dominated by the aggregate's extreme; no
 //     watermark or stateful node in between, so both see the same rows
-//     with the same watermark);
+//     with the same watermark); a computed key (the window) is computed
+//     by a projection that reads the aggregate's input through filters
+//     only, and projections above it only pass columns on or rename them;
 //   - the right keys are the aggregate's grouping keys, each once, and the
 //     output of one Max or Min, whose left key is the same expression over
 //     that input as the aggregate's argument; each grouping key's left key
@@ -141,8 +143,17 @@ func resolveOver(n Node, name string, base Node) (Expr, bool) {
 				n, name = m.Input, c.Name
 				continue
 			}
-			// a computed column: it must be computed over base itself
-			return e, m.Input == base
+			// a computed column: the same expression over base when only
+			// filters (which keep every column as it is) lie between
+			in := m.Input
+			for {
+				f, isFilter := in.(*Filter)
+				if !isFilter {
+					break
+				}
+				in = f.Input
+			}
+			return e, in == base
 		default:
 			return nil, false
 		}
