@@ -88,5 +88,13 @@
 // started from, so a state store can keep a snapshot plus a changelog of
 // one Changes per trigger (see buffer_encode.go for the format).
 //
+// # Extremes
+//
+// Extremes (extremes.go) is the running maximum or minimum of a value per
+// group, on its own agg.HashTable: the dominance filter of a join of a
+// stream with its own grouped extreme, which keeps only the rows equal to
+// their group's running extreme (ties included). It is a cache, never
+// persisted: forgetting a group only keeps more rows.
+//
 // Read next: package exec, whose join operators drive these.
 package join
