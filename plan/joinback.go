@@ -28,8 +28,10 @@ type ExtremeJoinBack struct {
 // aggregate saw. The conditions:
 //
 //   - an inner join without a time range;
-//   - the right side is an Aggregate (directly, no operator in between);
-//   - the left side is the aggregate's own input node, or reaches it
+//   - the right side is an Aggregate, or a projection that only renames
+//     its columns;
+//   - the left side is the aggregate's own input node (or a watermark of
+//     the same column and delay over the same stream), or reaches it
 //     through projections and filters only (a filter keeps a subset of the
 //     rows, which is still dominated by the aggregate's extreme; no
 //     watermark or stateful node in between, so both see the same rows
@@ -52,7 +54,7 @@ func FindExtremeJoinBack(j *Join) (ExtremeJoinBack, bool) {
 	if j.How != InnerJoin || j.TimeLeft != "" || j.TimeRight != "" || len(j.LeftKeys) < 2 || len(j.LeftKeys) != len(j.RightKeys) {
 		return none, false
 	}
-	a, ok := j.Right.(*Aggregate)
+	a, renamed, ok := aggregateBelow(j.Right)
 	if !ok || len(a.Keys) == 0 {
 		return none, false
 	}
@@ -77,6 +79,11 @@ func FindExtremeJoinBack(j *Join) (ExtremeJoinBack, bool) {
 	found.Value = -1
 	usedKeys := map[string]bool{}
 	for i, rk := range j.RightKeys {
+		if renamed != nil {
+			if rk, ok = renamed[rk]; !ok {
+				return none, false
+			}
+		}
 		want, ok := byName[rk]
 		if !ok {
 			return none, false
@@ -116,11 +123,53 @@ func FindExtremeJoinBack(j *Join) (ExtremeJoinBack, bool) {
 	return found, true
 }
 
+// aggregateBelow returns the aggregate n is, or that a projection n only
+// renames (SQL's SELECT window AS max_window, max_price … GROUP BY …),
+// with the projection's output names mapped to the aggregate's (nil for
+// the aggregate itself).
+func aggregateBelow(n Node) (*Aggregate, map[string]string, bool) {
+	switch m := n.(type) {
+	case *Aggregate:
+		return m, nil, true
+	case *Project:
+		a, ok := m.Input.(*Aggregate)
+		if !ok {
+			return nil, nil, false
+		}
+		renamed := map[string]string{}
+		for _, e := range m.Exprs {
+			c, ok := Unalias(e).(ColumnRef)
+			if !ok {
+				return nil, nil, false
+			}
+			if _, dup := renamed[OutputName(e)]; dup {
+				return nil, nil, false
+			}
+			renamed[OutputName(e)] = c.Name
+		}
+		return a, renamed, true
+	}
+	return nil, nil, false
+}
+
+// sameInput reports whether a and b are the same stream: the same node, or
+// watermarks of the same column and delay over the same stream (SQL reads
+// `bid WATERMARK …` once per subquery; the engine reads the source once
+// and both watermark operators see the same rows).
+func sameInput(a, b Node) bool {
+	if a == b {
+		return true
+	}
+	wa, ok1 := a.(*Watermark)
+	wb, ok2 := b.(*Watermark)
+	return ok1 && ok2 && wa.Column == wb.Column && wa.Delay == wb.Delay && sameInput(wa.Input, wb.Input)
+}
+
 // resolveOver returns the expression over node base that column name of n
 // computes, when n reaches base through projections and filters only.
 func resolveOver(n Node, name string, base Node) (Expr, bool) {
 	for {
-		if n == base {
+		if sameInput(n, base) {
 			return ColumnRef{Name: name}, true
 		}
 		switch m := n.(type) {
@@ -153,7 +202,7 @@ func resolveOver(n Node, name string, base Node) (Expr, bool) {
 				}
 				in = f.Input
 			}
-			return e, in == base
+			return e, sameInput(in, base)
 		default:
 			return nil, false
 		}

@@ -63,7 +63,30 @@ func TestFindExtremeJoinBack(t *testing.T) {
 			}
 			s.cond = Binary{OpAnd, Binary{OpEq, col("w"), col("mw")}, Binary{OpEq, col("price"), col("mx")}}
 		}, true, true},
+		{"the right renamed by a projection (SQL)", func(s *shape) {
+			s.rightOver = func(a Node) Node {
+				return testutil.Must(NewProject(a, []Expr{Alias{col("mw"), "max_window"}, col("mx")}))
+			}
+			s.cond = Binary{OpAnd, Binary{OpEq, col("w"), col("max_window")}, Binary{OpEq, col("i64"), col("mx")}}
+		}, true, true},
+		{"the left over its own watermark of the same column and delay (SQL)", func(s *shape) {
+			s.left = func() Node {
+				w := testutil.Must(NewWatermark(scan, "ts", time.Second))
+				return testutil.Must(NewProject(w, []Expr{col("i64"), Alias{tumble, "w"}}))
+			}
+		}, true, true},
 		// refused
+		{"the left over a watermark with another delay", func(s *shape) {
+			s.left = func() Node {
+				w := testutil.Must(NewWatermark(scan, "ts", 2*time.Second))
+				return testutil.Must(NewProject(w, []Expr{col("i64"), Alias{tumble, "w"}}))
+			}
+		}, false, false},
+		{"a projection computing over the aggregate", func(s *shape) {
+			s.rightOver = func(a Node) Node {
+				return testutil.Must(NewProject(a, []Expr{col("mw"), Alias{Binary{OpAdd, col("mx"), Literal{int64(1)}}, "mx"}}))
+			}
+		}, false, false},
 		{"left outer", func(s *shape) { s.how = LeftOuterJoin }, false, false},
 		{"sum, not an extreme", func(s *shape) { s.aggs = []Expr{Alias{Agg{Func: AggSum, Arg: col("i64")}, "mx"}} }, false, false},
 		{"max of another column", func(s *shape) { s.aggs = []Expr{Alias{Agg{Func: AggMax, Arg: col("i32")}, "mx"}} }, false, false},
