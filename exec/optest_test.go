@@ -101,6 +101,10 @@ type opRun struct {
 	late func(trigs [][][][]any) ([][][]any, []int64)
 	// lateSink sends late rows to a late-data sink.
 	lateSink bool
+	// onRestart, when set, runs between the stop and the restart of the
+	// query (with restart): a test switches engine settings there, as an
+	// upgrade between two runs of a checkpoint would.
+	onRestart func()
 	// metrics sums the state operators' custom metrics over the last run.
 	metrics map[string]int64
 	// streams, when above 1, reads each input from that many memory
@@ -351,6 +355,9 @@ func (x *runner) trigger(rows [][][]any) trigOut {
 		}
 		x.q = nil
 		x.restarts++
+		if r.onRestart != nil {
+			r.onRestart()
+		}
 		x.open()
 	}
 	ns := r.nstreams()
