@@ -7,3 +7,12 @@ func SetDominancePruning(on bool) bool {
 	dominancePruning = on
 	return old
 }
+
+// SetMinRetainRows sets the left buffer size from which a window-join-back
+// join drops the buffered rows a later row dominates, and returns the
+// previous one.
+func SetMinRetainRows(n int) int {
+	old := minRetainRows
+	minRetainRows = n
+	return old
+}

@@ -74,6 +74,9 @@ type joinPartition struct {
 	// ext is the running extremes of dominance pruning (nil without).
 	ext    *join.Extremes
 	pruned int64 // left rows pruned in the running batch
+	// retainAt is the left buffer's size at which dominated rows are
+	// dropped from it next (streamjoin_prune.go).
+	retainAt int
 }
 
 func newStreamJoin(n *plan.Join, partitions int, mem memory.Allocator) (*streamJoin, error) {
@@ -173,7 +176,7 @@ func newStreamJoin(n *plan.Join, partitions int, mem memory.Allocator) (*streamJ
 			if err != nil {
 				return nil, err
 			}
-			jp.ext = ext
+			jp.ext, jp.retainAt = ext, minRetainRows
 		}
 		j.parts = append(j.parts, jp)
 	}
@@ -375,6 +378,11 @@ func (j *streamJoin) update(p int, inputs []*shuffled) error {
 					return fmt.Errorf("join partition %d: %w", p, err)
 				}
 			}
+		}
+	}
+	if jp.ext != nil && jp.bufs[0].Rows() >= jp.retainAt {
+		if err := j.dom.retain(j.mem, jp); err != nil {
+			return fmt.Errorf("join partition %d: %w", p, err)
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/millrace/millrace/columnar"
 	"github.com/millrace/millrace/join"
 	"github.com/millrace/millrace/kernels"
@@ -20,9 +21,12 @@ import (
 // that the aggregate also accepted is below M, so it never matches: the
 // join drops it before probing and buffering, and keeps only the rows at
 // the running maximum of their group (ties all kept). Left rows already
-// buffered when a higher value arrives stay until their window closes:
-// per group and partition, at most the ties of each trigger that raised
-// the maximum. Pruning runs twice: in each input task, among the rows of
+// buffered when a higher value arrives are dropped lazily: when the left
+// buffer has doubled since the last time (and holds at least
+// minRetainRows), the partition keeps only its rows that no running
+// extreme dominates (join.Buffer.Retain), so the buffer stays within about
+// twice the rows at their group's extreme even when every batch raises
+// it. Pruning runs twice on arrival: in each input task, among the rows of
 // one batch, before the shuffle holds them (the batch's survivors are
 // copied densely, so the shuffle no longer retains the whole batch: this
 // is what bounds a trigger's memory), and in each state partition against
@@ -139,4 +143,32 @@ func (j *streamJoin) customMetrics() map[string]int64 {
 		jp.pruned = 0
 	}
 	return map[string]int64{"numRowsPrunedByDominance": n}
+}
+
+// minRetainRows is the left buffer size below which dominated rows are not
+// looked for (a variable for tests).
+var minRetainRows = 1024
+
+// retain drops from jp's left buffer the rows that a running extreme
+// dominates, and sets the size at which to look again. Rows buffered
+// before a restart are compared with the extremes seen since, which the
+// aggregate counts as well: a row below one is dominated all the same.
+func (d *dominance) retain(mem memory.Allocator, jp *joinPartition) error {
+	buf := jp.bufs[0]
+	n := buf.Rows()
+	rows := columnar.Identity(nil, n)
+	cols := buf.GatherColumns(mem, rows, append(append([]int(nil), d.groups...), d.value))
+	defer func() {
+		for _, c := range cols {
+			c.Release()
+		}
+	}()
+	keep, err := jp.ext.NotDominated(cols[:len(d.groups)], cols[len(d.groups)])
+	if err != nil {
+		return err
+	}
+	jp.pruned += int64(n - len(keep))
+	buf.Retain(keep)
+	jp.retainAt = max(minRetainRows, 2*buf.Rows())
+	return nil
 }

@@ -194,3 +194,36 @@ func TestJoinBackExtremeAcrossVersions(t *testing.T) {
 		t.Fatal("no row was pruned after a restart")
 	}
 }
+
+// TestJoinBackExtremeRetain drops the dominated buffered rows after every
+// update (join.Buffer.Retain), with and without restarts, and over rows
+// whose values rise, so that every batch raises its window's maximum.
+func TestJoinBackExtremeRetain(t *testing.T) {
+	defer exec.SetMinRetainRows(exec.SetMinRetainRows(1))
+	pruned := int64(0)
+	for _, s := range []joinBackSpec{{size: 5 * sec, delay: 2 * sec}, {size: 10 * sec, delay: 1 * sec, min: true}} {
+		everySize().run(t, "join_back_retain/"+s.String(), 1000, s.mk(&pruned))
+		withRestarts().run(t, "join_back_retain/"+s.String(), 1100, s.mk(&pruned))
+		rising := func(rng *rand.Rand, seed uint64) (*opRun, oracleFn) {
+			r, o := s.mk(&pruned)(rng, seed)
+			for _, tr := range r.triggers {
+				for _, row := range tr[0] {
+					if v, ok := row[2].(int64); ok {
+						if t, ok := row[1].(int64); ok {
+							v = t / 100_000 // rises with time; ties within 0.1 s
+							if s.min {
+								v = -v
+							}
+						}
+						row[2] = v
+					}
+				}
+			}
+			return r, o
+		}
+		everySize().run(t, "join_back_retain_rising/"+s.String(), 1200, rising)
+	}
+	if pruned == 0 {
+		t.Fatal("no row was pruned")
+	}
+}

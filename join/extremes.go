@@ -181,3 +181,42 @@ func int64Data(a arrow.Array) ([]int64, error) {
 	}
 	return nil, fmt.Errorf("column is %s, want int32, int64 or timestamp", columnar.TypeName(a.DataType()))
 }
+
+// NotDominated returns the rows of a batch (every row, ascending) that no
+// running extreme dominates: a row whose group is unknown, or whose value
+// is at or beyond (for Max: at least) its group's running extreme, or
+// with a null group column or value. It inserts no group. The result is
+// scratch, valid until the next call.
+func (e *Extremes) NotDominated(groupCols []arrow.Array, values arrow.Array) ([]int32, error) {
+	vals, err := int64Data(values)
+	if err != nil {
+		return nil, fmt.Errorf("join: extremes: value %w", err)
+	}
+	n := values.Len()
+	groups, err := e.ht.Lookup(groupCols, nil, e.groups, false)
+	e.groups = groups
+	if err != nil {
+		return nil, fmt.Errorf("join: extremes: %w", err)
+	}
+	keep := e.keep[:0]
+	for r := 0; r < n; r++ {
+		g := groups[r]
+		switch {
+		case g == agg.NoGroup || values.IsNull(r) || anyNull(groupCols, r):
+		case e.max && vals[r] < e.best[g], !e.max && vals[r] > e.best[g]:
+			continue
+		}
+		keep = append(keep, int32(r))
+	}
+	e.keep = keep
+	return keep, nil
+}
+
+func anyNull(cols []arrow.Array, r int) bool {
+	for _, c := range cols {
+		if c.IsNull(r) {
+			return true
+		}
+	}
+	return false
+}
