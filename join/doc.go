@@ -52,7 +52,8 @@
 // per-row slices are compacted in place and the chains relinked (O(rows)
 // per Evict with anything to evict; nothing when the bound is below
 // MinTime). Key ids left without rows are dropped from the hash table once
-// they are a quarter of it.
+// they are a quarter of it. Retain removes arbitrary rows the same way,
+// without returning them (rows the caller knows can never match).
 //
 // # Ownership
 //
