@@ -341,13 +341,13 @@ func (j *streamJoin) prepare(t *task, b columnar.Batch, out *shuffled, late *lat
 	}
 	if t.side == 0 && j.dom != nil {
 		// drop the rows dominated within the batch before the shuffle
-		// holds them, keeping a dense copy of the few that are left
-		dense, err := j.dom.prune(t, rec, sel)
+		// holds them, keeping a dense copy when few are left
+		pruned, kept, err := j.dom.prune(t, rec, sel)
 		if err != nil {
 			return err
 		}
-		defer dense.Release()
-		rec, sel = dense, nil
+		defer pruned.Release()
+		rec, sel = pruned, kept
 	}
 	t.keys = columnsOf(rec, side.keys, t.keys)
 	out.route(t, len(j.parts), rec, t.keys, sel)

@@ -105,14 +105,15 @@ func (d *dominance) keep(jp *joinPartition, b columnar.Batch) ([]int32, error) {
 }
 
 // prune returns the live rows sel of rec (a left batch of buffer records)
-// that no other live row of the same group dominates, as a dense record.
-// The caller releases it.
-func (d *dominance) prune(t *task, rec arrow.RecordBatch, sel []int32) (arrow.RecordBatch, error) {
+// that no other live row of the same group dominates: a dense copy when
+// they are few (so that the shuffle does not hold the whole batch), else
+// rec itself, retained, with a selection. The caller releases the record.
+func (d *dominance) prune(t *task, rec arrow.RecordBatch, sel []int32) (arrow.RecordBatch, []int32, error) {
 	ext, _ := d.scratch.Get().(*join.Extremes)
 	if ext == nil {
 		var err error
 		if ext, err = join.NewExtremes(d.groupTypes, d.max); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	defer func() {
@@ -125,10 +126,16 @@ func (d *dominance) prune(t *task, rec arrow.RecordBatch, sel []int32) (arrow.Re
 	}
 	kept, err := ext.Keep(cols, rec.Column(d.value), rec.Column(d.time), sel)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	d.pruned.Add(int64(liveRows(sel, int(rec.NumRows())) - len(kept)))
-	return kernels.Compact(t.mem, columnar.Batch{Rec: rec, Sel: kept}), nil
+	live := liveRows(sel, int(rec.NumRows()))
+	d.pruned.Add(int64(live - len(kept)))
+	if len(kept) > live/4 {
+		// little to gain from a copy (groups of one or two rows)
+		rec.Retain()
+		return rec, t.sels.keep(kept), nil
+	}
+	return kernels.Compact(t.mem, columnar.Batch{Rec: rec, Sel: kept}), nil, nil
 }
 
 // customMetrics reports the left rows dominance pruning dropped in the
