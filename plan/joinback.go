@@ -40,9 +40,10 @@ type ExtremeJoinBack struct {
 //     only, and projections above it only pass columns on or rename them;
 //   - the right keys are the aggregate's grouping keys, each once, and the
 //     output of one Max or Min, whose left key is the same expression over
-//     that input as the aggregate's argument; each grouping key's left key
-//     is the same expression as the grouping key (a window must be
-//     tumbling);
+//     that input as the aggregate's argument (a column); each grouping
+//     key's left key is the same expression as the grouping key (a column
+//     or a tumbling window of a column: expressions the join and the
+//     aggregate evaluate to the same value for the same row);
 //   - the value is an int32, int64 or timestamp column (orderings where
 //     Max and the join's equality agree trivially: no NaN, no -0).
 //
@@ -70,8 +71,17 @@ func FindExtremeJoinBack(j *Join) (ExtremeJoinBack, bool) {
 	}
 	isKey := map[string]bool{}
 	for _, k := range a.Keys {
-		if w, ok := Unalias(k).(Window); ok && w.Slide != w.Size {
-			return none, false // a sliding window: a row belongs to several
+		switch k := Unalias(k).(type) {
+		case ColumnRef:
+		case Window:
+			if _, ok := k.Time.(ColumnRef); !ok || k.Slide != k.Size {
+				return none, false // a sliding window: a row belongs to several
+			}
+		default:
+			// a computed key: it must give the same value where the join
+			// and the aggregate compute it, which a column or a window of
+			// one does
+			return none, false
 		}
 		isKey[OutputName(k)] = true
 	}
@@ -100,8 +110,11 @@ func FindExtremeJoinBack(j *Join) (ExtremeJoinBack, bool) {
 			continue
 		}
 		ag, ok := want.(Agg)
-		if !ok || (ag.Func != AggMax && ag.Func != AggMin) || ag.Arg == nil || found.Value >= 0 {
+		if !ok || (ag.Func != AggMax && ag.Func != AggMin) || found.Value >= 0 {
 			return none, false
+		}
+		if _, ok := Unalias(ag.Arg).(ColumnRef); !ok {
+			return none, false // a computed argument: as a computed key
 		}
 		if !reflect.DeepEqual(left, Unalias(ag.Arg)) {
 			return none, false

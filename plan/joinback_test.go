@@ -117,6 +117,20 @@ func TestFindExtremeJoinBack(t *testing.T) {
 			ox := testutil.Must(NewWatermark(other, "ts", time.Second))
 			s.left = func() Node { return testutil.Must(NewProject(ox, []Expr{col("i64"), Alias{tumble, "w"}})) }
 		}, false, false},
+		{"a computed grouping key", func(s *shape) {
+			s.keys = []Expr{Alias{tumble, "mw"}, Alias{Binary{OpAdd, col("i32"), Literal{int64(1)}}, "k"}}
+			s.left = func() Node {
+				return testutil.Must(NewProject(x, []Expr{col("i64"), Alias{tumble, "w"}, Alias{Binary{OpAdd, col("i32"), Literal{int64(1)}}, "lk"}}))
+			}
+			s.cond = Binary{OpAnd, Binary{OpAnd, Binary{OpEq, col("w"), col("mw")}, Binary{OpEq, col("lk"), col("k")}}, Binary{OpEq, col("i64"), col("mx")}}
+		}, false, false},
+		{"a grouping column", func(s *shape) {
+			s.keys = []Expr{Alias{tumble, "mw"}, Alias{col("i32"), "k"}}
+			s.left = func() Node {
+				return testutil.Must(NewProject(x, []Expr{col("i64"), col("i32"), Alias{tumble, "w"}}))
+			}
+			s.cond = Binary{OpAnd, Binary{OpAnd, Binary{OpEq, col("w"), col("mw")}, Binary{OpEq, col("i32"), col("k")}}, Binary{OpEq, col("i64"), col("mx")}}
+		}, true, true},
 		{"a filter over the aggregate", func(s *shape) {
 			s.rightOver = func(a Node) Node { return testutil.Must(NewFilter(a, Binary{OpGt, col("n"), Literal{int64(1)}})) }
 		}, false, false},
