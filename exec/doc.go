@@ -17,14 +17,18 @@
 //
 // Stateful operators (stateful.go) are hash aggregation (aggregate.go),
 // session windows (session.go), both deduplications (dedup.go) and the
-// stream-stream join (streamjoin.go); a join with a static table
+// stream-stream join (streamjoin.go; streamjoin_prune.go drops the left
+// rows of a window-join-back plan dominated by their group's running
+// maximum or minimum); a join with a static table
 // (staticjoin.go) is a stateless operator of the stream's chain. A trigger
 // runs a stateful operator in phases: each input task prepares its
 // batches, then each state partition updates its state with the batches
 // routed to it in a fixed order (input task, then batch) and emits what the
 // output mode selects. Results therefore never depend on goroutine
 // scheduling: a batch is a pure function of its offsets, the prior state,
-// its timestamp and its watermark.
+// its timestamp and its watermark. Progress events carry the query's
+// memory figure: state bytes per operator and the trigger's batch buffers
+// (memory.go).
 //
 // A sliding window whose size is a multiple of its slide, with aggregates
 // that have exact partial states, is aggregated by panes

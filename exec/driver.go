@@ -227,6 +227,8 @@ type batchRun struct {
 	tasks []*task
 	// cpu splits the batch's process CPU time by phase (cost.go).
 	cpu *cpuMeter
+	// batchBytes is the largest batch buffer figure seen (memory.go).
+	batchBytes int64
 }
 
 // execute runs batch b end to end: read, process, sink, state, commit log,
@@ -588,6 +590,7 @@ func (q *Query) recycleTasks(b *batchRun) {
 // next one) or, for the last, to the sink.
 func (q *Query) runStages(ctx context.Context, b *batchRun, inputs map[*stage][]*shuffled, out *sinkWriter) error {
 	for _, st := range q.c.stages {
+		b.batchBytes = max(b.batchBytes, batchBufferBytes(b, inputs))
 		b.cpu.begin()
 		q.at = driverStep{"operator", st.op.name(), "update and emit"}
 		recs, op, err := q.runStage(ctx, b, st, inputs[st])
@@ -727,6 +730,9 @@ func (q *Query) runStage(ctx context.Context, b *batchRun, st *stage, shuf []*sh
 		return recs, op, err
 	}
 	op.NumRowsTotal, op.MemoryUsedBytes = stateRows(a)
+	if cm, ok := a.(customMetricser); ok {
+		op.CustomMetrics = cm.customMetrics()
+	}
 	op.AllRemovalsTimeMs = time.Since(t1).Milliseconds()
 	for i := range updated {
 		op.NumRowsUpdated += updated[i]
@@ -813,6 +819,7 @@ func (q *Query) report(b *batchRun, prevStarts []sources.Offset) {
 		}
 	}
 	p.StateOperators = append([]StateOperator{}, b.stateOps...)
+	p.BatchBufferBytes = b.batchBytes
 	q.observeBacklogs(p)
 	cpu, ops := b.cpu.finish()
 	p.Cost = q.cost.cost(&q.cfg, p.NumInputRows, total, sinceWall, cpu, ops, p.StateOperators)

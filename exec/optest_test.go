@@ -101,6 +101,12 @@ type opRun struct {
 	late func(trigs [][][][]any) ([][][]any, []int64)
 	// lateSink sends late rows to a late-data sink.
 	lateSink bool
+	// onRestart, when set, runs between the stop and the restart of the
+	// query (with restart): a test switches engine settings there, as an
+	// upgrade between two runs of a checkpoint would.
+	onRestart func()
+	// metrics sums the state operators' custom metrics over the last run.
+	metrics map[string]int64
 	// streams, when above 1, reads each input from that many memory
 	// sources, unioned, each row going to one at random: several input
 	// tasks then prepare rows for the same state partitions.
@@ -210,8 +216,17 @@ func (r *opRun) run(t testing.TB) []trigOut {
 	x := r.start(t)
 	defer x.stop()
 	var out []trigOut
+	r.metrics = map[string]int64{}
 	for _, rows := range r.triggers {
-		out = append(out, x.trigger(rows))
+		o := x.trigger(rows)
+		for _, p := range o.progress {
+			for _, op := range p.StateOperators {
+				for k, v := range op.CustomMetrics {
+					r.metrics[k] += v
+				}
+			}
+		}
+		out = append(out, o)
 	}
 	r.restarted = x.restarts
 	return out
@@ -340,6 +355,9 @@ func (x *runner) trigger(rows [][][]any) trigOut {
 		}
 		x.q = nil
 		x.restarts++
+		if r.onRestart != nil {
+			r.onRestart()
+		}
 		x.open()
 	}
 	ns := r.nstreams()

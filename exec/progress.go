@@ -29,6 +29,11 @@ type Progress struct {
 	// Cost is the batch's CPU time, in all and per operator, and the
 	// right-sizing it implies (cost.go).
 	Cost *Cost `json:"cost,omitempty"`
+	// BatchBufferBytes is the memory of the batch in flight: the Arrow
+	// buffers of the rows routed to stateful operators and waiting for
+	// their update, and the selection vectors (exec/memory.go). With
+	// StateOperators' MemoryUsedBytes it makes the query's memory figure.
+	BatchBufferBytes int64 `json:"batchBufferBytes,omitempty"`
 }
 
 // Summary totals the progress events of one run of a query.

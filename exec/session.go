@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -517,13 +518,16 @@ func (s *sessionOperator) compactRecords(sp *sessionPartition) {
 
 func (s *sessionOperator) partitionRows(p int) (int64, int64) {
 	sp := s.parts[p]
-	var bytes int64
-	for _, r := range sp.recs {
-		for _, c := range r.Columns() {
-			bytes += int64(c.Data().Len()) * 8
-		}
+	// the buffered records' Arrow buffers, each once, the row index and
+	// the encoded keys
+	bytes := recordBytes(sp.recs...) + int64(cap(sp.rows))*int64(unsafe.Sizeof(bufferedRow{})) + int64(cap(sp.live))*8
+	for i := range sp.rows {
+		bytes += int64(len(sp.rows[i].key))
 	}
-	return int64(len(sp.rows)), bytes + int64(len(sp.rows))*48
+	if sp.ht != nil {
+		bytes += sp.ht.MemoryUsage()
+	}
+	return int64(len(sp.rows)), bytes
 }
 
 // Durable form: one state row per buffered row, key = its sequence number,

@@ -41,6 +41,13 @@ type stateful interface {
 	release()
 }
 
+// customMetricser is a stateful operator with metrics of its own, reported
+// in StateOperator.CustomMetrics (Spark's customMetrics) and reset by the
+// call: the counts of the batch just run.
+type customMetricser interface {
+	customMetrics() map[string]int64
+}
+
 // stateRows returns the rows and bytes of state an operator holds over all
 // its partitions.
 func stateRows(op stateful) (rows, bytes int64) {

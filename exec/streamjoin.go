@@ -36,6 +36,9 @@ type streamJoin struct {
 	// windowJoin: joined on watermarked window keys, a row matches only
 	// rows of its own window and leaves when the window ends.
 	windowJoin bool
+	// dom, when set, prunes the left rows dominated by their group's
+	// running extreme (streamjoin_prune.go).
+	dom *dominance
 }
 
 // joinSide describes one input of the join.
@@ -68,6 +71,12 @@ type joinPartition struct {
 	m       join.Matches
 	matched []int32
 	keys    []arrow.Array
+	// ext is the running extremes of dominance pruning (nil without).
+	ext    *join.Extremes
+	pruned int64 // left rows pruned in the running batch
+	// retainAt is the left buffer's size at which dominated rows are
+	// dropped from it next (streamjoin_prune.go).
+	retainAt int
 }
 
 func newStreamJoin(n *plan.Join, partitions int, mem memory.Allocator) (*streamJoin, error) {
@@ -152,6 +161,7 @@ func newStreamJoin(n *plan.Join, partitions int, mem memory.Allocator) (*streamJ
 	if err := j.check(); err != nil {
 		return nil, err
 	}
+	j.dom = j.findDominance()
 	for p := 0; p < partitions; p++ {
 		jp := &joinPartition{}
 		for s := range jp.bufs {
@@ -160,6 +170,13 @@ func newStreamJoin(n *plan.Join, partitions int, mem memory.Allocator) (*streamJ
 				return nil, err
 			}
 			jp.bufs[s] = b
+		}
+		if j.dom != nil {
+			ext, err := join.NewExtremes(j.dom.groupTypes, j.dom.max)
+			if err != nil {
+				return nil, err
+			}
+			jp.ext, jp.retainAt = ext, minRetainRows
 		}
 		j.parts = append(j.parts, jp)
 	}
@@ -322,6 +339,16 @@ func (j *streamJoin) prepare(t *task, b columnar.Batch, out *shuffled, late *lat
 		}
 		sel = kept
 	}
+	if t.side == 0 && j.dom != nil {
+		// drop the rows dominated within the batch before the shuffle
+		// holds them, keeping a dense copy when few are left
+		pruned, kept, err := j.dom.prune(t, rec, sel)
+		if err != nil {
+			return err
+		}
+		defer pruned.Release()
+		rec, sel = pruned, kept
+	}
 	t.keys = columnsOf(rec, side.keys, t.keys)
 	out.route(t, len(j.parts), rec, t.keys, sel)
 	return nil
@@ -353,11 +380,25 @@ func (j *streamJoin) update(p int, inputs []*shuffled) error {
 			}
 		}
 	}
+	if jp.ext != nil && jp.bufs[0].Rows() >= jp.retainAt {
+		if err := j.dom.retain(j.mem, jp); err != nil {
+			return fmt.Errorf("join partition %d: %w", p, err)
+		}
+	}
 	return nil
 }
 
 func (j *streamJoin) probeAndAdd(jp *joinPartition, side int, b columnar.Batch) error {
 	me, other := &j.sides[side], jp.bufs[1-side]
+	if side == 0 && jp.ext != nil {
+		// dominated rows can match nothing: neither probe nor buffer them
+		kept, err := j.dom.keep(jp, b)
+		if err != nil {
+			return err
+		}
+		jp.pruned += int64(liveRows(b.Sel, int(b.Rec.NumRows())) - len(kept))
+		b.Sel = kept
+	}
 	jp.keys = columnsOf(b.Rec, me.keys, jp.keys)
 	keys := jp.keys
 	// other.time - mine must lie in the range seen from this side
@@ -428,6 +469,9 @@ func (j *streamJoin) emit(mem memory.Allocator, p int, watermarkUs int64) ([]arr
 			continue
 		}
 		rec, matched := jp.bufs[side].Evict(satAdd(bounds[side], 1)) // rows at or below the bound
+		if side == 0 && jp.ext != nil {
+			jp.ext.Evict(satAdd(bounds[side], 1))
+		}
 		if rec == nil {
 			continue
 		}
@@ -484,7 +528,11 @@ func satAdd(a, b int64) int64 { return satSub(a, -b) }
 
 func (j *streamJoin) partitionRows(p int) (int64, int64) {
 	jp := j.parts[p]
-	return int64(jp.bufs[0].Rows() + jp.bufs[1].Rows()), jp.bufs[0].MemoryUsage() + jp.bufs[1].MemoryUsage()
+	bytes := jp.bufs[0].MemoryUsage() + jp.bufs[1].MemoryUsage()
+	if jp.ext != nil {
+		bytes += jp.ext.MemoryUsage()
+	}
+	return int64(jp.bufs[0].Rows() + jp.bufs[1].Rows()), bytes
 }
 
 func (j *streamJoin) release() {

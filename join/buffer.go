@@ -130,9 +130,10 @@ func (b *Buffer) MemoryUsage() int64 {
 	m := b.ht.MemoryUsage()
 	m += int64(cap(b.times))*8 + int64(cap(b.key))*4 + int64(cap(b.next))*4 + int64(cap(b.matched)) +
 		int64(cap(b.ids))*8 + int64(cap(b.chunkOf))*4 + int64(cap(b.first)+cap(b.last))*4
+	seen := map[*memory.Buffer]struct{}{}
 	for _, c := range b.chunks {
 		for _, col := range c.Columns() {
-			m += arrayBytes(col.Data())
+			m += arrayBytes(col.Data(), seen)
 		}
 	}
 	return m

@@ -132,3 +132,17 @@ func (b *Buffer) compact(keep []int32) {
 	b.minTime = math.MaxInt64
 	b.link(0, len(b.times))
 }
+
+// Retain keeps only the buffered rows keep (ascending row numbers) and
+// drops the others without returning them: rows the caller knows can never
+// match (exec's dominance pruning). Row numbers are renumbered as by Evict.
+// The changelog does not record the removal: a state restored from
+// snapshots and changes taken before it still holds the dropped rows,
+// which is harmless only because they can never match; a caller whose
+// dropped rows could match or be emitted unmatched must use Evict.
+func (b *Buffer) Retain(keep []int32) {
+	if len(keep) == len(b.times) {
+		return
+	}
+	b.compact(keep)
+}

@@ -52,7 +52,8 @@
 // per-row slices are compacted in place and the chains relinked (O(rows)
 // per Evict with anything to evict; nothing when the bound is below
 // MinTime). Key ids left without rows are dropped from the hash table once
-// they are a quarter of it.
+// they are a quarter of it. Retain removes arbitrary rows the same way,
+// without returning them (rows the caller knows can never match).
 //
 // # Ownership
 //
@@ -87,6 +88,14 @@
 // and still buffered; ApplyChanges replays them on the state the interval
 // started from, so a state store can keep a snapshot plus a changelog of
 // one Changes per trigger (see buffer_encode.go for the format).
+//
+// # Extremes
+//
+// Extremes (extremes.go) is the running maximum or minimum of a value per
+// group, on its own agg.HashTable: the dominance filter of a join of a
+// stream with its own grouped extreme, which keeps only the rows equal to
+// their group's running extreme (ties included). It is a cache, never
+// persisted: forgetting a group only keeps more rows.
 //
 // Read next: package exec, whose join operators drive these.
 package join

@@ -194,21 +194,30 @@ func (t *Table) Record() arrow.RecordBatch { return t.rec }
 // table, the index and the build rows' buffers.
 func (t *Table) MemoryUsage() int64 {
 	m := t.ht.MemoryUsage() + int64(cap(t.offsets)+cap(t.rows)+cap(t.groups))*4
+	seen := map[*memory.Buffer]struct{}{}
 	for _, c := range t.rec.Columns() {
-		m += arrayBytes(c.Data())
+		m += arrayBytes(c.Data(), seen)
 	}
 	return m
 }
 
-func arrayBytes(d arrow.ArrayData) int64 {
+// arrayBytes returns the bytes of the buffers of d not in seen, adding
+// them to seen: a buffer shared by several arrays (a window struct and
+// the start and end columns taken from it) is counted once.
+func arrayBytes(d arrow.ArrayData, seen map[*memory.Buffer]struct{}) int64 {
 	m := int64(0)
 	for _, b := range d.Buffers() {
-		if b != nil {
-			m += int64(b.Len())
+		if b == nil {
+			continue
 		}
+		if _, ok := seen[b]; ok {
+			continue
+		}
+		seen[b] = struct{}{}
+		m += int64(b.Len())
 	}
 	for _, c := range d.Children() {
-		m += arrayBytes(c)
+		m += arrayBytes(c, seen)
 	}
 	return m
 }

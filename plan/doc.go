@@ -20,6 +20,10 @@
 // Append mode needs a watermark, …). Analysis errors are returned by
 // StreamWriter.Start, never raised mid-stream. Explain prints the analyzed tree.
 //
+// FindExtremeJoinBack (joinback.go) recognises a join of a stream with its
+// own grouped maximum or minimum on equality with it (Nexmark q7), whose
+// dominated rows exec need not keep.
+//
 // Read next: package exec, which compiles an analyzed plan into operators
 // and runs it trigger after trigger.
 package plan
