@@ -55,8 +55,9 @@ type Listener = exec.Listener
 
 // StreamWriter configures how a stream is written; Start runs it.
 type StreamWriter struct {
-	s   *Stream
-	cfg exec.Config
+	s        *Stream
+	cfg      exec.Config
+	monitors []Monitor // monitor.go
 }
 
 // WriteStream starts configuring the query that writes s to sink.
@@ -181,7 +182,14 @@ func (w *StreamWriter) Start(ctx context.Context) (*Query, error) {
 		return nil, w.s.err
 	}
 	w.cfg.Plan = w.s.node
-	return exec.Start(ctx, w.cfg)
+	q, err := exec.Start(ctx, w.cfg)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range w.monitors {
+		m.Watch(q)
+	}
+	return q, nil
 }
 
 // FaultInjection installs a test hook called at each step of each batch

@@ -536,9 +536,13 @@ func (q *Query) commitOutput(ctx context.Context, b *batchRun, out *batchOutput)
 		return err
 	}
 	q.at = driverStep{"sink", q.cfg.Sink.Name(), "commit"}
+	t := time.Now()
 	if err := out.sink.w.Commit(ctx); err != nil {
 		return fmt.Errorf("sink %s: commit: %w", q.cfg.Sink.Name(), err)
 	}
+	// part of addBatch, reported apart: the sink's commit latency (the UI's
+	// duration breakdown, millrace_sink_commit_seconds)
+	b.durations["sinkCommit"] = time.Since(t).Milliseconds()
 	if out.lateW != nil {
 		q.at = driverStep{"late-data sink", q.cfg.LateSink.Name(), "commit"}
 		if err := out.lateW.Commit(ctx); err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace/sinks"
 )
 
 // ExplainPhysical compiles cfg's plan as Start would, without starting it
@@ -41,8 +42,20 @@ func ExplainPhysical(ctx context.Context, cfg Config) (string, error) {
 		return "", fmt.Errorf("explain: %w", err)
 	}
 	defer c.release()
+	sink := ""
+	if cfg.Sink != nil {
+		sink = cfg.Sink.Name()
+	}
+	return describePhysical(c, cfg.Mode, sink), nil
+}
+
+// describePhysical renders the physical plan of c (ExplainPhysical,
+// Query.ExplainPhysical).
+// It reads only what compile fixed, so a running query's plan can be
+// described from another goroutine.
+func describePhysical(c *compiled, mode sinks.OutputMode, sink string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "output mode: %s\n", cfg.Mode)
+	fmt.Fprintf(&b, "output mode: %s\n", mode)
 	for _, s := range c.scans {
 		routes := c.routes[s.Index]
 		for i, r := range routes {
@@ -86,10 +99,10 @@ func ExplainPhysical(ctx context.Context, cfg Config) (string, error) {
 	if len(c.post) > 0 {
 		fmt.Fprintf(&b, "after the last stateful operator: %s\n", chainNames(c.post))
 	}
-	if cfg.Sink != nil {
-		fmt.Fprintf(&b, "sink: %s\n", cfg.Sink.Name())
+	if sink != "" {
+		fmt.Fprintf(&b, "sink: %s\n", sink)
 	}
-	return b.String(), nil
+	return b.String()
 }
 
 func chainNames(ch chain) string {

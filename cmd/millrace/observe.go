@@ -10,10 +10,11 @@ import (
 
 	"github.com/millrace/millrace"
 	"github.com/millrace/millrace/exec"
+	"github.com/millrace/millrace/ui"
 	"github.com/spf13/pflag"
 )
 
-// obsFlags are the logging, progress-log and cost flags of the commands
+// obsFlags are the logging, progress-log, cost and web UI flags of the commands
 // that run queries (demo, sql, bench nexmark).
 type obsFlags struct {
 	logFormat   string
@@ -22,6 +23,7 @@ type obsFlags struct {
 	price       float64
 	headroom    float64
 	inputRate   float64
+	ui          string // --ui: the web UI's address (ui.go)
 }
 
 func (o *obsFlags) register(fl *pflag.FlagSet) {
@@ -31,6 +33,7 @@ func (o *obsFlags) register(fl *pflag.FlagSet) {
 	fl.Float64Var(&o.price, "core-hour-price", 0, "price of one core for an hour: the cost report then gives the cost per hour and per million events")
 	fl.Float64Var(&o.headroom, "headroom", exec.DefaultCostHeadroom, "spare capacity the cost report sizes cores with (0.25: 25 % above the average need)")
 	fl.Float64Var(&o.inputRate, "input-rate", 0, "input rate (rows/s) the cost report sizes cores for (0: the observed rate)")
+	addUIFlag(fl, &o.ui)
 }
 
 // observer is what obsFlags set up: the logger (also slog's default, for
@@ -40,6 +43,7 @@ type observer struct {
 	logger *slog.Logger
 	plog   *os.File
 	prev   *slog.Logger
+	ui     *ui.Server // --ui, nil without
 }
 
 // open sets up logging to stderr and opens the progress log; close undoes
@@ -73,12 +77,23 @@ func (o obsFlags) open(stderr io.Writer) (*observer, error) {
 		}
 		ob.plog = f
 	}
+	srv, err := startUI(o.ui, stderr)
+	if err != nil {
+		if ob.plog != nil {
+			ob.plog.Close()
+		}
+		return nil, err
+	}
+	ob.ui = srv
 	slog.SetDefault(ob.logger)
 	return ob, nil
 }
 
 func (ob *observer) close() error {
 	slog.SetDefault(ob.prev)
+	if ob.ui != nil {
+		ob.ui.Close()
+	}
 	if ob.plog != nil {
 		if err := ob.plog.Close(); err != nil {
 			return fmt.Errorf("--progress-log %s: %w", ob.f.progressLog, err)
@@ -96,11 +111,15 @@ func (ob *observer) headroom() float64 {
 	return ob.f.headroom
 }
 
-// apply sets the logger, the progress log and the cost settings on w.
+// apply sets the logger, the progress log, the cost settings and the web
+// UI on w.
 func (ob *observer) apply(w *millrace.StreamWriter) *millrace.StreamWriter {
 	w = w.Logger(ob.logger).CoreHourPrice(ob.f.price).CostHeadroom(ob.headroom()).CostInputRate(ob.f.inputRate)
 	if ob.plog != nil {
 		w = w.ProgressLog(ob.plog)
+	}
+	if ob.ui != nil {
+		w = w.Monitor(ob.ui)
 	}
 	return w
 }

@@ -1,0 +1,193 @@
+package ui_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/millrace/millrace"
+	"github.com/millrace/millrace/sinks/blackhole"
+	"github.com/millrace/millrace/ui"
+)
+
+// chromium finds Debian's headless Chromium (make chromium installs it);
+// without it the test skips, or fails where MILLRACE_REQUIRE_CHROMIUM is
+// set (CI).
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	msg := "no Chromium on PATH: the browser test of the web UI needs it (apt-get install chromium, or make chromium)"
+	if os.Getenv("MILLRACE_REQUIRE_CHROMIUM") != "" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// artifacts is where the test leaves its screenshot: $MILLRACE_ARTIFACTS,
+// else millrace-artifacts under the temp dir (kept after the test, unlike
+// t.TempDir, so that a person can look at it).
+func artifacts(t *testing.T) string {
+	dir := os.Getenv("MILLRACE_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "millrace-artifacts")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// The web UI in a real browser while a query runs: the page follows the
+// query live (the last batch id grows without a reload), the charts draw,
+// the shown last batch and its input rows are the query's progress, the
+// state turns STOPPED when the query stops; the screenshot is kept.
+func TestBrowserShowsLiveQuery(t *testing.T) {
+	path := chromium(t)
+	srv, err := ui.Start(ui.Options{Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	sink, _ := blackhole.New()
+	ctx := context.Background()
+	// 20K events/s, 2K per trigger, a trigger every 100 ms: a batch
+	// every ~100 ms for 10 s, more than the test waits
+	q, err := clickCounts(t, 200_000, 2_000, 20_000).WriteStream(sink).
+		QueryName("browser").
+		Trigger(millrace.ProcessingTime(100 * time.Millisecond)).
+		StatePartitions(2).
+		RecentProgressSize(1000).
+		Monitor(srv).
+		Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Stop()
+
+	actx, cancel := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.NoSandbox, // as root (CI), Chromium refuses its sandbox
+		chromedp.DisableGPU,
+		chromedp.WindowSize(1400, 1900),
+	)...)
+	defer cancel()
+	var mu sync.Mutex
+	var jsErrors []string
+	bctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(func(ev any) {
+		if e, ok := ev.(*runtime.EventExceptionThrown); ok {
+			mu.Lock()
+			d := e.ExceptionDetails
+			msg := d.Text
+			if d.Exception != nil {
+				msg += " " + d.Exception.Description
+			}
+			jsErrors = append(jsErrors, fmt.Sprintf("%s (%s:%d)", msg, d.URL, d.LineNumber))
+			mu.Unlock()
+		}
+	}))
+	defer cancel()
+	if err := chromedp.Do(bctx); err != nil { // starts the browser, on a context without deadline
+		t.Fatalf("starting %s: %v", path, err)
+	}
+	tctx, cancel := context.WithTimeout(bctx, 30*time.Second)
+	defer cancel()
+
+	// the list of queries links to the query's page
+	if err := chromedp.Do(tctx,
+		chromedp.Navigate(srv.URL()),
+		chromedp.WaitVisible(chromedp.CSS(`a[href="/queries/`+q.RunID()+`"]`)),
+	); err != nil {
+		t.Fatalf("the query list does not show the query: %v", err)
+	}
+
+	// the query's page: wait for a first batch, then for later ones
+	if err := chromedp.Do(tctx, chromedp.Navigate(srv.URL()+"queries/"+q.RunID())); err != nil {
+		t.Fatal(err)
+	}
+	first, err := chromedp.Run(tctx, chromedp.Poll[string](`document.getElementById("last-batch-id").dataset.value`))
+	if err != nil {
+		t.Fatalf("no batch shown: %v", err)
+	}
+	firstID, _ := strconv.ParseInt(first, 10, 64)
+	// three batches more, pushed by the server (no reload), and the charts
+	// redrawn over them
+	grown := fmt.Sprintf(`Number(document.getElementById("last-batch-id").dataset.value) >= %d &&
+		Number(document.getElementById("chart-rates").dataset.points || 0) >= 4 &&
+		document.querySelectorAll("#chart-rates canvas, #chart-durations canvas, #chart-state-rows canvas, #chart-lag canvas").length === 4`, firstID+3)
+	if _, err := chromedp.Run(tctx, chromedp.Poll[bool](grown)); err != nil {
+		t.Fatalf("the page did not follow the query past batch %d: %v", firstID, err)
+	}
+
+	// what the page shows is the query's progress: batch id and input rows
+	// of one event, and the state table's rows of that event (read
+	// together, between two updates)
+	shown, err := chromedp.Run(tctx, chromedp.Evaluate[[]string](`(() => {
+		const g = id => document.getElementById(id).dataset.value;
+		return [g("last-batch-id"), g("last-input-rows"), document.getElementById("state").textContent,
+			document.querySelector("#operators tbody tr td:nth-child(3)").textContent];
+	})()`))
+	if err != nil || len(shown) != 4 {
+		t.Fatalf("reading the page: %v %q", err, shown)
+	}
+	shownID, shownRows, shownState, opRows := shown[0], shown[1], shown[2], strings.ReplaceAll(shown[3], ",", "")
+	id, _ := strconv.ParseInt(shownID, 10, 64)
+	var match bool
+	for _, p := range q.RecentProgress() {
+		if p.BatchID != id {
+			continue
+		}
+		match = true
+		if strconv.FormatInt(p.NumInputRows, 10) != shownRows {
+			t.Errorf("batch %d: the page shows %s input rows, the progress event %d", id, shownRows, p.NumInputRows)
+		}
+		if want := strconv.FormatInt(p.StateOperators[0].NumRowsTotal, 10); opRows != want {
+			t.Errorf("batch %d: the page shows %s state rows, the progress event %s", id, opRows, want)
+		}
+	}
+	if !match {
+		t.Errorf("the page shows batch %q, which no progress event reports", shownID)
+	}
+	if shownState != ui.StateActive {
+		t.Errorf("state shown %q while the query runs, want %s", shownState, ui.StateActive)
+	}
+	if id <= firstID {
+		t.Errorf("last batch id shown went from %d to %d", firstID, id)
+	}
+
+	png, err := chromedp.Run(tctx, chromedp.FullScreenshot(100)) // quality 100: a PNG
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(artifacts(t), "ui-query.png")
+	if err := os.WriteFile(shot, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot of the query page at batch %d: %s", id, shot)
+
+	// the page follows the query's end
+	if err := q.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(tctx, chromedp.Poll[bool](`document.getElementById("state").textContent === "STOPPED"`)); err != nil {
+		t.Errorf("the page does not show the stopped query: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, e := range jsErrors {
+		t.Errorf("JavaScript error on the page: %s", e)
+	}
+}

@@ -1,0 +1,57 @@
+package ui
+
+import (
+	"testing"
+
+	"github.com/millrace/millrace/exec"
+)
+
+// The ring keeps the last History events in order across wrap-arounds, and
+// after picks the later ones; an after beyond the last event (a reconnect
+// with a stale id, or the existence check of the event stream) gives none
+// rather than a panic.
+func TestRegistryRing(t *testing.T) {
+	r := newRegistry(4)
+	r.started("q", "run", "name")
+	for b := int64(0); b < 10; b++ {
+		r.progress(&exec.Progress{ID: "q", RunID: "run", Name: "name", BatchID: b})
+	}
+	for _, tc := range []struct {
+		after int64
+		want  []int64
+	}{
+		{0, []int64{6, 7, 8, 9}},
+		{7, []int64{7, 8, 9}},
+		{9, []int64{9}},
+		{10, nil},
+		{1 << 62, nil},
+	} {
+		d, ok := r.detail("run", tc.after)
+		if !ok {
+			t.Fatal("run not found")
+		}
+		var got []int64
+		for _, p := range d.Progress {
+			got = append(got, p.BatchID)
+		}
+		if len(got) != len(tc.want) {
+			t.Errorf("after %d: batches %v, want %v", tc.after, got, tc.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != tc.want[i] {
+				t.Errorf("after %d: batches %v, want %v", tc.after, got, tc.want)
+				break
+			}
+		}
+		if d.Seq != 10 || d.LastBatchID != 9 || d.Batches != 10 {
+			t.Errorf("after %d: seq %d, last batch %d, batches %d; want 10, 9, 10", tc.after, d.Seq, d.LastBatchID, d.Batches)
+		}
+	}
+	// by query id and by name: the latest run
+	for _, key := range []string{"q", "name"} {
+		if d, ok := r.detail(key, 0); !ok || d.RunID != "run" {
+			t.Errorf("detail(%q) = %q, %v; want run", key, d.RunID, ok)
+		}
+	}
+}
