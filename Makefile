@@ -1,7 +1,7 @@
 # Millrace — make test runs everything CI runs.
 GO ?= go
 # Packages with goroutines of their own get the race detector.
-RACE_PKGS = . ./e2e/ ./exec/... ./sources/... ./sinks/...
+RACE_PKGS = . ./e2e/ ./exec/... ./sources/... ./sinks/... ./ui/
 
 # staticcheck at a pinned version, fetched through the module proxy on first
 # use (go run pkg@version needs no entry in go.mod, so the library's own
@@ -9,9 +9,9 @@ RACE_PKGS = . ./e2e/ ./exec/... ./sources/... ./sinks/...
 STATICCHECK_VERSION = v0.8.2
 STATICCHECK = $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
-.PHONY: test lint vet venv kafka kinesis postgres unit race interop bench bench-postgres bce demo build spark-venv spark-check spark-record spark-guide-record fuzz
+.PHONY: test lint vet venv kafka kinesis postgres chromium unit race interop bench bench-postgres bce demo build spark-venv spark-check spark-record spark-guide-record fuzz
 
-test: lint venv kafka kinesis postgres unit race interop
+test: lint venv kafka kinesis postgres chromium unit race interop
 
 # Python readers used as independent oracles (delta-rs and Spark with
 # delta-spark for Delta tables), and moto's S3 server, which the storage
@@ -32,6 +32,11 @@ kinesis:
 # tests, which start their own server (internal/pgtest).
 postgres:
 	bash scripts/postgres/install.sh
+
+# Chromium from Debian's packages (apt-get, as root) for the web UI's
+# browser test (ui/browser_test.go, headless through chromedp).
+chromium:
+	bash scripts/chromium.sh
 
 # Lint as a test: gofmt, go vet and staticcheck (default checks; a finding
 # that is right as written carries a //lint:ignore CHECK reason comment).

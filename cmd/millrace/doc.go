@@ -13,7 +13,8 @@
 // sink. observe.go holds the flags every command that runs queries
 // shares — --log-format and --log-level (log/slog, to stderr, also the
 // default logger the connectors log to), --progress-log, and the cost
-// flags --core-hour-price, --headroom and --input-rate — and the cost
-// report printed when a query ends; progress.go (millrace progress) reads
+// flags --core-hour-price, --headroom and --input-rate, and --ui ADDR,
+// which serves package ui's web UI and /metrics while the queries run
+// (ui.go) — and the cost report printed when a query ends; progress.go (millrace progress) reads
 // a progress log back, for a query that is still running.
 package main

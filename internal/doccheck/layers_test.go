@@ -18,10 +18,12 @@ func TestLayers(t *testing.T) {
 		"sinks/file":   {"checkpoint", "state", "github.com/cockroachdb/pebble/v2", "storage/s3store", "github.com/aws/aws-sdk-go-v2/service/s3"},
 		"sources/file": {"storage/s3store", "github.com/aws/aws-sdk-go-v2/service/s3"},
 		"checkpoint":   {"state", "storage/s3store", "github.com/aws/aws-sdk-go-v2/service/s3"},
-		"exec":         {"storage/s3store", "github.com/aws/aws-sdk-go-v2/service/s3"},
+		"exec":         {"storage/s3store", "github.com/aws/aws-sdk-go-v2/service/s3", "ui"},
 		"lake":         {"storage/s3store", "github.com/aws/aws-sdk-go-v2/service/s3"},
 		"state":        {"checkpoint", "storage/s3store", "github.com/aws/aws-sdk-go-v2/service/s3"},
 		"plan":         {"textdecode"},
+		// the web UI and its Prometheus client only in programs that ask
+		".": {"ui", "github.com/prometheus/client_golang/prometheus/promhttp"},
 	}
 	root, err := filepath.Abs("../..")
 	if err != nil {
