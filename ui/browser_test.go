@@ -185,6 +185,26 @@ func TestBrowserShowsLiveQuery(t *testing.T) {
 	if _, err := chromedp.Run(tctx, chromedp.Poll[bool](`document.getElementById("state").textContent === "STOPPED"`)); err != nil {
 		t.Errorf("the page does not show the stopped query: %v", err)
 	}
+
+	// fields beyond Spark's (the cost report's) show without a change to
+	// the page: a synthetic event after the last one carries some
+	costShown, err := chromedp.Run(tctx, chromedp.Evaluate[[]string](`(() => {
+		const last = events[events.length - 1];
+		const p = Object.assign({}, last, {batchId: last.batchId + 1,
+			cost: {cpuSeconds: 0.25, operators: [{name: "scan", cpuSeconds: 0.2}, {name: "sink", cpuSeconds: 0.05}], coresNeeded: 1.5}});
+		update({id: p.id, runId: p.runId, name: p.name, state: "STOPPED", started: "", batches: lastSeq + 1, seq: lastSeq + 1, progress: [p]});
+		const cells = [...document.querySelectorAll("#extra-table td")].map(td => td.textContent);
+		return [String(document.getElementById("extra").hidden), String(document.getElementById("fig-cpu").hidden),
+			String(document.querySelectorAll("#chart-cpu canvas").length)].concat(cells);
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(costShown) < 3 || costShown[0] != "false" || costShown[1] != "false" || costShown[2] != "1" ||
+		!strings.Contains(strings.Join(costShown[3:], "|"), "cost.operators[scan].cpuSeconds|0.2") ||
+		!strings.Contains(strings.Join(costShown[3:], "|"), "cost.coresNeeded|1.5") {
+		t.Errorf("cost fields not shown: %q", costShown)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	for _, e := range jsErrors {

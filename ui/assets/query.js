@@ -112,6 +112,20 @@ function drawCharts() {
   const opSeries = (f) => ops.map((_, i) => events.map(p => (p.stateOperators && p.stateOperators[i]) ? f(p.stateOperators[i]) : null));
   chart("chart-state-rows", ops, xs, opSeries(o => o.numRowsTotal), { empty: "the query has no stateful operator" });
   chart("chart-state-bytes", ops, xs, opSeries(o => o.memoryUsedBytes), { fmt: v => fmtBytes(v), empty: "the query has no stateful operator" });
+  // CPU time per batch by phase, when the events carry a cost report
+  // (cost.cpuSeconds, cost.operators[]); hidden otherwise
+  const cpuFig = document.getElementById("fig-cpu");
+  const withCost = events.some(p => p.cost && p.cost.cpuSeconds !== undefined);
+  cpuFig.hidden = !withCost;
+  if (withCost) {
+    const parts = [];
+    for (const p of events) for (const o of (p.cost && p.cost.operators) || []) if (!parts.includes(o.name)) parts.push(o.name);
+    chart("chart-cpu", ["batch"].concat(parts), xs, [events.map(p => p.cost ? p.cost.cpuSeconds : null)].concat(
+      parts.map(n => events.map(p => {
+        const o = ((p.cost && p.cost.operators) || []).find(o => o.name === n);
+        return o ? o.cpuSeconds : null;
+      }))), { fmt: v => fmtShort(v) + "s" });
+  }
   chart("chart-late", ops.length ? ["late rows"] : [], xs,
     [events.map(p => (p.stateOperators || []).reduce((s, o) => s + o.numRowsDroppedByWatermark, 0))],
     { bars: true, empty: "the query has no stateful operator" });
@@ -148,7 +162,11 @@ function drawTables() {
 function drawExtra(last) {
   const rows = [];
   const walk = (prefix, v) => {
-    if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+    if (Array.isArray(v) && v.every(x => x !== null && typeof x === "object")) {
+      // a list of named parts (cost.operators): one row per part and field
+      v.forEach((x, i) => walk(prefix + "[" + (x.name !== undefined ? x.name : i) + "]",
+        Object.fromEntries(Object.entries(x).filter(([k]) => k !== "name"))));
+    } else if (v !== null && typeof v === "object" && !Array.isArray(v)) {
       for (const [k, x] of Object.entries(v)) walk(prefix ? prefix + "." + k : k, x);
     } else rows.push([prefix, Array.isArray(v) ? JSON.stringify(v) : (typeof v === "number" ? fmtNum(v, 3) : String(v))]);
   };
