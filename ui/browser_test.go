@@ -64,9 +64,10 @@ func TestBrowserShowsLiveQuery(t *testing.T) {
 	defer srv.Close()
 	sink, _ := blackhole.New()
 	ctx := context.Background()
-	// 20K events/s, 2K per trigger, a trigger every 100 ms: a batch
-	// every ~100 ms for 10 s, more than the test waits
-	q, err := clickCounts(t, 200_000, 2_000, 20_000).WriteStream(sink).
+	// 20K events/s without end, 2K per trigger, a trigger every 100 ms: a
+	// batch every ~100 ms until the test stops the query, however long
+	// the browser takes to start
+	q, err := clickCounts(t, 0, 2_000, 20_000).WriteStream(sink).
 		QueryName("browser").
 		Trigger(millrace.ProcessingTime(100 * time.Millisecond)).
 		StatePartitions(2).
