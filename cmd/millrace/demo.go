@@ -59,7 +59,8 @@ summary closes it, with where the table is and its latest rows read back.`,
   millrace demo --events 10000000 --per-trigger 1000000 --quiet
   millrace demo --table /tmp/clicks --checkpoint /tmp/clicks-ckpt
   millrace demo --console                   # print each batch instead of writing Delta
-  millrace demo --rate 50000 --events 0     # run until Ctrl-C at 50K events/s`,
+  millrace demo --rate 50000 --events 0     # run until Ctrl-C at 50K events/s
+  millrace demo --ui 127.0.0.1:4040          # live charts in a browser; at a terminal the UI stays up after the run until Ctrl-C`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runDemo(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), f)
@@ -91,6 +92,7 @@ func runDemo(ctx context.Context, stdout, stderr io.Writer, f demoFlags) error {
 		return err
 	}
 	defer ob.close()
+	defer lingerUI(ctx, ob.ui, stderr) // before close
 	src, err := clicks.New(clicks.Options{
 		Seed: f.seed, Events: f.events, EventsPerSecond: f.rate,
 		MaxEventsPerTrigger: f.perTrigger, Campaigns: f.campaigns, LateFraction: f.late,
