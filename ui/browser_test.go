@@ -139,9 +139,10 @@ func TestBrowserShowsLiveQuery(t *testing.T) {
 	shown, err := chromedp.Run(tctx, chromedp.Evaluate[[]string](`(() => {
 		const g = id => document.getElementById(id).dataset.value;
 		return [g("last-batch-id"), g("last-input-rows"), document.getElementById("state").textContent,
-			document.querySelector("#operators tbody tr td:nth-child(3)").textContent];
+			document.querySelector("#operators tbody tr td:nth-child(3)").textContent,
+			document.getElementById("plan").textContent];
 	})()`))
-	if err != nil || len(shown) != 4 {
+	if err != nil || len(shown) != 5 {
 		t.Fatalf("reading the page: %v %q", err, shown)
 	}
 	shownID, shownRows, shownState, opRows := shown[0], shown[1], shown[2], strings.ReplaceAll(shown[3], ",", "")
@@ -157,6 +158,11 @@ func TestBrowserShowsLiveQuery(t *testing.T) {
 		}
 		if want := strconv.FormatInt(p.StateOperators[0].NumRowsTotal, 10); opRows != want {
 			t.Errorf("batch %d: the page shows %s state rows, the progress event %s", id, opRows, want)
+		}
+		// the plan carries the operator's metrics on its line
+		want := fmt.Sprintf("stateful operator 0: stateStoreSave (aggregate), 2 state partitions   [state rows %d,", p.StateOperators[0].NumRowsTotal)
+		if !strings.Contains(shown[4], want) { // a few rows: no thousands separator
+			t.Errorf("batch %d: the plan shown lacks %q:\n%s", id, want, shown[4])
 		}
 	}
 	if !match {

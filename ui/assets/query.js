@@ -158,6 +158,23 @@ function drawTables() {
   }
 }
 
+// drawPlan shows the physical plan with each stateful operator's latest
+// metrics on its line, as Spark's plan graph carries them on its nodes.
+let planText = "";
+function drawPlan() {
+  if (!planText) return;
+  const last = events[events.length - 1];
+  const ops = (last && last.stateOperators) || [];
+  document.getElementById("plan").textContent = planText.split("\n").map(line => {
+    const m = /^stateful operator (\d+):/.exec(line);
+    const o = m && ops[Number(m[1])];
+    if (!o) return line;
+    return line + "   [state rows " + fmtNum(o.numRowsTotal, 0) + ", updated " + fmtNum(o.numRowsUpdated, 0) +
+      ", removed " + fmtNum(o.numRowsRemoved, 0) + ", memory " + fmtBytes(o.memoryUsedBytes) +
+      ", late rows " + fmtNum(o.numRowsDroppedByWatermark, 0) + "]";
+  }).join("\n");
+}
+
 // drawExtra shows the fields beyond Spark's of the latest event, flattened.
 function drawExtra(last) {
   const rows = [];
@@ -186,7 +203,7 @@ function update(d) {
   st.textContent = d.state;
   st.className = "state-" + d.state;
   document.getElementById("status").textContent = d.status ? d.status.message : "";
-  if (d.plan) document.getElementById("plan").textContent = d.plan;
+  if (d.plan) { planText = d.plan; drawPlan(); }
   if (d.logicalPlan) document.getElementById("logical-plan").textContent = d.logicalPlan;
   const errBox = document.getElementById("error");
   errBox.hidden = !d.error;
@@ -212,6 +229,7 @@ function update(d) {
   if (d.progress.length > 0 || !charts["chart-rates"]) {
     drawCharts();
     drawTables();
+    drawPlan();
   }
 }
 
