@@ -32,7 +32,11 @@ function fmtShort(v) {
 function fmtSeconds(v) {
   if (v === null || v === undefined) return "";
   const a = Math.abs(v);
-  if (a >= 86400) return (v / 86400).toFixed(1) + "d";
+  if (a >= 86400) { // days behind (replayed or generated old data): to the second
+    const d = Math.floor(a / 86400), r = Math.round(a % 86400);
+    const hms = [Math.floor(r / 3600), Math.floor(r / 60) % 60, r % 60].map(n => String(n).padStart(2, "0")).join(":");
+    return (v < 0 ? "-" : "") + d + "d " + hms;
+  }
   if (a >= 3600) return (v / 3600).toFixed(1) + "h";
   if (a >= 60) return (v / 60).toFixed(1) + "m";
   return (Math.round(v * 10) / 10) + "s";
@@ -52,7 +56,9 @@ function chart(id, names, xs, ys, opts) {
     if (!host.querySelector(".nodata")) host.replaceChildren(el("div", opts.empty || "no data yet", "nodata"));
     return;
   }
-  const data = [xs].concat(ys);
+  // a log scale shows an input rate far below the processing rate; it
+  // has no place for 0
+  const data = [xs].concat(opts.log ? ys.map(y => y.map(v => v > 0 ? v : null)) : ys);
   if (c && c.key === key) {
     c.plot.setData(data);
     host.dataset.points = String(xs.length);
@@ -72,8 +78,8 @@ function chart(id, names, xs, ys, opts) {
   const fmt = opts.fmt || fmtShort;
   const plot = new uPlot({
     width: Math.max(300, host.clientWidth || 500), height: 220, series,
-    scales: { x: { time: true } },
-    axes: [{}, { size: 76, values: (u, vals) => vals.map(fmt) }],
+    scales: opts.log ? { x: { time: true }, y: { distr: 3 } } : { x: { time: true } },
+    axes: [{}, { size: opts.fmt === fmtSeconds ? 120 : opts.log ? 90 : 76, values: (u, vals) => vals.map(fmt) }],
   }, data, host);
   charts[id] = { plot, key };
   host.dataset.points = String(xs.length);
@@ -90,7 +96,7 @@ function operatorNames() {
 function drawCharts() {
   const xs = events.map(ts);
   chart("chart-rates", ["input rows/s", "processed rows/s"], xs,
-    [events.map(p => p.inputRowsPerSecond), events.map(p => p.processedRowsPerSecond)]);
+    [events.map(p => p.inputRowsPerSecond), events.map(p => p.processedRowsPerSecond)], { log: true });
 
   const keys = new Set();
   for (const p of events) for (const k of Object.keys(p.durationMs || {})) keys.add(k);
