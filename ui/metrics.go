@@ -29,6 +29,10 @@ type metrics struct {
 	srcInRate, srcProcRate          *prometheus.GaugeVec
 	opRows, opBytes                 *prometheus.GaugeVec
 	opUpdated, opRemoved, opDropped *prometheus.CounterVec
+
+	// the cost report (Progress.Cost), when the engine measures it
+	cpu, phaseCPU                         *prometheus.CounterVec
+	cpuPerMRows, cores, costHour, keepsUp *prometheus.GaugeVec
 }
 
 var (
@@ -81,6 +85,12 @@ func newMetrics() *metrics {
 	m.opUpdated = counter("millrace_operator_state_rows_updated_total", "State rows the operator updated.", opLabels)
 	m.opRemoved = counter("millrace_operator_state_rows_removed_total", "State rows the operator removed (evicted).", opLabels)
 	m.opDropped = counter("millrace_operator_late_rows_total", "Rows the operator dropped as late by the watermark.", opLabels)
+	m.cpu = counter("millrace_query_cpu_seconds_total", "Process CPU time of the query's batches (the cost report's cpuSeconds).", queryLabels)
+	m.phaseCPU = counter("millrace_query_phase_cpu_seconds_total", "Process CPU time by phase: scan, each stateful operator, sink, checkpoint, driver (cost.operators).", phaseLabels)
+	m.cpuPerMRows = gauge("millrace_query_cpu_seconds_per_million_rows", "CPU seconds per million input rows over the recent batches.", queryLabels)
+	m.cores = gauge("millrace_query_cores_needed", "Cores the sizing input rate needs with the headroom, from the recent CPU per row.", queryLabels)
+	m.costHour = gauge("millrace_query_cost_per_hour", "Cost per hour of the cores needed at the core-hour price (0 without a price).", queryLabels)
+	m.keepsUp = gauge("millrace_query_keeps_up", "1 while the query keeps up with its input, 0 when it falls behind.", queryLabels)
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -128,6 +138,20 @@ func (m *metrics) progress(p *exec.Progress) {
 		late += op.NumRowsDroppedByWatermark
 	}
 	m.lateRows.WithLabelValues(l...).Add(float64(late))
+	if c := p.Cost; c != nil {
+		m.cpu.WithLabelValues(l...).Add(c.CPUSeconds)
+		for _, o := range c.Operators {
+			m.phaseCPU.WithLabelValues(p.Name, p.ID, o.Name).Add(o.CPUSeconds)
+		}
+		m.cpuPerMRows.WithLabelValues(l...).Set(c.RecentCPUSecondsPerMillionRows)
+		m.cores.WithLabelValues(l...).Set(c.CoresNeeded)
+		m.costHour.WithLabelValues(l...).Set(c.CostPerHour)
+		keeps := 0.0
+		if c.KeepsUp {
+			keeps = 1
+		}
+		m.keepsUp.WithLabelValues(l...).Set(keeps)
+	}
 	for i, s := range p.Sources {
 		sl := []string{p.Name, p.ID, s.Description, strconv.Itoa(i)}
 		m.srcRows.WithLabelValues(sl...).Add(float64(s.NumInputRows))

@@ -3,6 +3,7 @@ package ui_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"sync"
@@ -93,7 +94,11 @@ func checkAgainst(fams map[string]*dto.MetricFamily, ps []*exec.Progress) []stri
 	last := ps[len(ps)-1]
 	q := map[string]string{"query": last.Name, "id": last.ID}
 	var in, out, late, sinkCommits int64
+	var cpu float64
 	for _, p := range ps {
+		if p.Cost != nil {
+			cpu += p.Cost.CPUSeconds
+		}
 		in += p.NumInputRows
 		out += p.Sink.NumOutputRows
 		for _, op := range p.StateOperators {
@@ -103,6 +108,7 @@ func checkAgainst(fams map[string]*dto.MetricFamily, ps []*exec.Progress) []stri
 			sinkCommits++
 		}
 	}
+	var bad []string
 	want := []struct {
 		name   string
 		labels map[string]string
@@ -135,6 +141,16 @@ func checkAgainst(fams map[string]*dto.MetricFamily, ps []*exec.Progress) []stri
 				v      float64
 			}{"millrace_operator_state_bytes", ol, float64(op.MemoryUsedBytes)})
 	}
+	if last.Cost != nil {
+		want = append(want, struct {
+			name   string
+			labels map[string]string
+			v      float64
+		}{"millrace_query_cores_needed", q, last.Cost.CoresNeeded})
+	}
+	if got := num(value(fams, "millrace_query_cpu_seconds_total", q)); math.Abs(got-cpu) > 1e-9*max(1, cpu) {
+		bad = append(bad, fmt.Sprintf("millrace_query_cpu_seconds_total = %v, the cost reports add up to %v", got, cpu))
+	}
 	if wm, err := time.Parse(time.RFC3339Nano, last.EventTime["watermark"]); err == nil {
 		want = append(want, struct {
 			name   string
@@ -142,7 +158,6 @@ func checkAgainst(fams map[string]*dto.MetricFamily, ps []*exec.Progress) []stri
 			v      float64
 		}{"millrace_query_watermark_seconds", q, float64(wm.UnixMilli()) / 1e3})
 	}
-	var bad []string
 	for _, w := range want {
 		if got := num(value(fams, w.name, w.labels)); got != w.v {
 			bad = append(bad, fmt.Sprintf("%s%v = %v, progress says %v", w.name, w.labels, got, w.v))
