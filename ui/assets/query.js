@@ -126,11 +126,11 @@ function drawCharts() {
   if (withCost) {
     const parts = [];
     for (const p of events) for (const o of (p.cost && p.cost.operators) || []) if (!parts.includes(o.name)) parts.push(o.name);
-    chart("chart-cpu", ["batch"].concat(parts), xs, [events.map(p => p.cost ? p.cost.cpuSeconds : null)].concat(
+    chart("chart-cpu", ["batch"].concat(parts), xs, [events.map(p => p.cost ? 1e3 * p.cost.cpuSeconds : null)].concat(
       parts.map(n => events.map(p => {
         const o = ((p.cost && p.cost.operators) || []).find(o => o.name === n);
-        return o ? o.cpuSeconds : null;
-      }))), { fmt: v => fmtShort(v) + "s" });
+        return o ? 1e3 * o.cpuSeconds : null;
+      }))), { fmt: v => fmtShort(v) + " ms" });
   }
   chart("chart-late", ops.length ? ["late rows"] : [], xs,
     [events.map(p => (p.stateOperators || []).reduce((s, o) => s + o.numRowsDroppedByWatermark, 0))],
@@ -191,7 +191,8 @@ function drawExtra(last) {
         Object.fromEntries(Object.entries(x).filter(([k]) => k !== "name"))));
     } else if (v !== null && typeof v === "object" && !Array.isArray(v)) {
       for (const [k, x] of Object.entries(v)) walk(prefix ? prefix + "." + k : k, x);
-    } else rows.push([prefix, Array.isArray(v) ? JSON.stringify(v) : (typeof v === "number" ? fmtNum(v, 3) : String(v))]);
+    } else rows.push([prefix, Array.isArray(v) ? JSON.stringify(v) :
+      (typeof v === "number" ? (v !== 0 && Math.abs(v) < 1 ? String(Number(v.toPrecision(3))) : fmtNum(v, 3)) : String(v))]);
   };
   for (const [k, v] of Object.entries(last || {})) if (!sparkFields.has(k)) walk(k, v);
   const sec = document.getElementById("extra");
