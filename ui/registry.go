@@ -15,6 +15,10 @@ import (
 // charts and the batch table (Options.History).
 const DefaultHistory = 300
 
+// DefaultRetainedRuns is how many ended query runs stay listed
+// (Options.RetainedRuns), as Spark's spark.sql.streaming.ui.retainedQueries.
+const DefaultRetainedRuns = 100
+
 // Query states as the UI and the JSON show them.
 const (
 	StateActive     = "ACTIVE"
@@ -25,6 +29,7 @@ const (
 
 // run is what the registry knows of one run of a query.
 type run struct {
+	order           int64 // creation order: the list's
 	id, runID, name string
 	started         time.Time
 	ended           time.Time
@@ -46,27 +51,55 @@ type run struct {
 // registry holds the query runs a Server has seen, newest last. Listener
 // callbacks write it on the queries' goroutines; HTTP handlers read it.
 type registry struct {
-	history int
+	history, retained int
 
 	mu   sync.Mutex
 	runs map[string]*run // by run id
+	made int64           // runs created, for run.order
 	// changed is closed and replaced on every change, waking the event
 	// streams (a broadcast that never blocks a query).
 	changed chan struct{}
 }
 
-func newRegistry(history int) *registry {
+func newRegistry(history, retained int) *registry {
 	if history <= 0 {
 		history = DefaultHistory
 	}
-	return &registry{history: history, runs: map[string]*run{}, changed: make(chan struct{})}
+	if retained <= 0 {
+		retained = DefaultRetainedRuns
+	}
+	return &registry{history: history, retained: retained, runs: map[string]*run{}, changed: make(chan struct{})}
+}
+
+// forget drops the ended runs beyond the newest r.retained; r.mu is held.
+// A process that runs queries for months keeps a bounded list.
+func (r *registry) forget() {
+	var ended []*run
+	for _, u := range r.runs {
+		if !u.ended.IsZero() {
+			ended = append(ended, u)
+		}
+	}
+	if len(ended) <= r.retained {
+		return
+	}
+	sort.Slice(ended, func(i, j int) bool {
+		if !ended[i].ended.Equal(ended[j].ended) {
+			return ended[i].ended.Before(ended[j].ended)
+		}
+		return ended[i].order < ended[j].order
+	})
+	for _, u := range ended[:len(ended)-r.retained] {
+		delete(r.runs, u.runID)
+	}
 }
 
 // get returns the run, creating it; r.mu is held.
 func (r *registry) get(id, runID, name string) *run {
 	u, ok := r.runs[runID]
 	if !ok {
-		u = &run{id: id, runID: runID, name: name, started: time.Now(), state: StateActive, errBatch: -1}
+		r.made++
+		u = &run{order: r.made, id: id, runID: runID, name: name, started: time.Now(), state: StateActive, errBatch: -1}
 		r.runs[runID] = u
 	}
 	if u.name == "" {
@@ -135,6 +168,7 @@ func (r *registry) terminated(id, runID string, err error) {
 			u.errBatch, _ = strconv.ParseInt(m[1], 10, 64)
 		}
 	}
+	r.forget()
 	r.notify()
 }
 
@@ -214,21 +248,26 @@ func (u *run) detail(after int64) QueryDetail {
 	return d
 }
 
-// list returns every run, active ones first, then by start time.
+// list returns every run, active ones first, then in the order they
+// started.
 func (r *registry) list() []QueryInfo {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]QueryInfo, 0, len(r.runs))
+	runs := make([]*run, 0, len(r.runs))
 	for _, u := range r.runs {
-		out = append(out, u.info())
+		runs = append(runs, u)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		ai, aj := out[i].State == StateActive, out[j].State == StateActive
+	sort.Slice(runs, func(i, j int) bool {
+		ai, aj := runs[i].state == StateActive, runs[j].state == StateActive
 		if ai != aj {
 			return ai
 		}
-		return out[i].Started < out[j].Started
+		return runs[i].order < runs[j].order
 	})
+	out := make([]QueryInfo, len(runs))
+	for i, u := range runs {
+		out[i] = u.info()
+	}
 	return out
 }
 

@@ -11,7 +11,7 @@ import (
 // with a stale id, or the existence check of the event stream) gives none
 // rather than a panic.
 func TestRegistryRing(t *testing.T) {
-	r := newRegistry(4)
+	r := newRegistry(4, 0)
 	r.started("q", "run", "name")
 	for b := int64(0); b < 10; b++ {
 		r.progress(&exec.Progress{ID: "q", RunID: "run", Name: "name", BatchID: b})
@@ -53,5 +53,23 @@ func TestRegistryRing(t *testing.T) {
 		if d, ok := r.detail(key, 0); !ok || d.RunID != "run" {
 			t.Errorf("detail(%q) = %q, %v; want run", key, d.RunID, ok)
 		}
+	}
+}
+
+// Ended runs beyond the retained number are forgotten, oldest first;
+// running ones never are.
+func TestRegistryForgetsOldRuns(t *testing.T) {
+	r := newRegistry(4, 2)
+	r.started("live", "live", "live")
+	for _, id := range []string{"a", "b", "c"} {
+		r.started(id, id, id)
+		r.terminated(id, id, nil)
+	}
+	var got []string
+	for _, q := range r.list() {
+		got = append(got, q.RunID)
+	}
+	if len(got) != 3 || got[0] != "live" || got[1] != "b" || got[2] != "c" {
+		t.Fatalf("runs listed %v, want [live b c]", got)
 	}
 }

@@ -28,6 +28,9 @@ type Options struct {
 	// History is how many progress events each query run keeps for the
 	// charts and the batch table (default DefaultHistory).
 	History int
+	// RetainedRuns is how many ended query runs stay listed, the oldest
+	// forgotten first (default DefaultRetainedRuns).
+	RetainedRuns int
 }
 
 // Server serves the web UI, the JSON endpoints and /metrics for the queries
@@ -74,7 +77,7 @@ func Start(opts Options) (*Server, error) {
 // New returns a Server that does not listen: its Handler serves the UI
 // wherever the caller mounts it.
 func New(opts Options) *Server {
-	return &Server{reg: newRegistry(opts.History), metrics: newMetrics()}
+	return &Server{reg: newRegistry(opts.History, opts.RetainedRuns), metrics: newMetrics()}
 }
 
 func listenAddr(addr string) (string, error) {
