@@ -72,10 +72,9 @@ func parallelBids(g *Generator, events int64, fn func(part int, b Bid)) int {
 	return p
 }
 
-// OracleQ7 evaluates q7 naively over events [0, events): a first pass
-// finds each window's maximum price and the latest bid time, a second
-// emits the bids of closed windows whose price is their window's maximum.
-func OracleQ7(g *Generator, events int64) Result {
+// tumblingMaxes is the highest bid price of every TumblingWindow window
+// among events [0, events), by window start, and the latest bid time.
+func tumblingMaxes(g *Generator, events int64) (map[int64]int64, int64) {
 	size := TumblingWindow.Microseconds()
 	p := runtime.GOMAXPROCS(0)
 	maxes := make([]map[int64]int64, p)
@@ -101,6 +100,46 @@ func OracleQ7(g *Generator, events int64) Result {
 		}
 		maxTs = max(maxTs, latest[i])
 	}
+	return best, maxTs
+}
+
+// windowAuction keys q5's counts: a sliding window's start and an auction.
+type windowAuction struct{ window, auction int64 }
+
+// slidingCounts is the number of bids of every (HotItemsWindow window
+// sliding by HotItemsSlide, auction) among events [0, events), and the
+// latest bid time.
+func slidingCounts(g *Generator, events int64) (map[windowAuction]int64, int64) {
+	size, slide := HotItemsWindow.Microseconds(), HotItemsSlide.Microseconds()
+	p := runtime.GOMAXPROCS(0)
+	parts := make([]map[windowAuction]int64, p)
+	latest := make([]int64, p)
+	for i := range p {
+		parts[i] = map[windowAuction]int64{}
+		latest[i] = -1 << 62
+	}
+	parallelBids(g, events, func(i int, b Bid) {
+		for w := floorTo(b.DateTime, slide); w > b.DateTime-size; w -= slide {
+			parts[i][windowAuction{w, b.Auction}]++
+		}
+		latest[i] = max(latest[i], b.DateTime)
+	})
+	counts, maxTs := parts[0], latest[0]
+	for i := 1; i < p; i++ {
+		for k, n := range parts[i] {
+			counts[k] += n
+		}
+		maxTs = max(maxTs, latest[i])
+	}
+	return counts, maxTs
+}
+
+// OracleQ7 evaluates q7 naively over events [0, events): a first pass
+// finds each window's maximum price and the latest bid time, a second
+// emits the bids of closed windows whose price is their window's maximum.
+func OracleQ7(g *Generator, events int64) Result {
+	size := TumblingWindow.Microseconds()
+	best, maxTs := tumblingMaxes(g, events)
 	s := newRowSink(q7Schema)
 	if len(best) == 0 {
 		return s.done()
@@ -170,29 +209,8 @@ func OracleQ8(g *Generator, events int64) Result {
 // contain it (starts in (t − size, t], multiples of the slide); per closed
 // window, the auctions whose count is the window's maximum.
 func OracleQ5(g *Generator, events int64) Result {
-	size, slide := HotItemsWindow.Microseconds(), HotItemsSlide.Microseconds()
-	type key struct{ window, auction int64 }
-	p := runtime.GOMAXPROCS(0)
-	parts := make([]map[key]int64, p)
-	latest := make([]int64, p)
-	for i := range p {
-		parts[i] = map[key]int64{}
-		latest[i] = -1 << 62
-	}
-	parallelBids(g, events, func(i int, b Bid) {
-		for w := floorTo(b.DateTime, slide); w > b.DateTime-size; w -= slide {
-			parts[i][key{w, b.Auction}]++
-		}
-		latest[i] = max(latest[i], b.DateTime)
-	})
-	counts := parts[0]
-	maxTs := latest[0]
-	for i := 1; i < p; i++ {
-		for k, n := range parts[i] {
-			counts[k] += n
-		}
-		maxTs = max(maxTs, latest[i])
-	}
+	size := HotItemsWindow.Microseconds()
+	counts, maxTs := slidingCounts(g, events)
 	s := newRowSink(q5Schema)
 	if len(counts) == 0 {
 		return s.done()
@@ -202,13 +220,13 @@ func OracleQ5(g *Generator, events int64) Result {
 	for k, n := range counts {
 		best[k.window] = max(best[k.window], n)
 	}
-	var rows []key
+	var rows []windowAuction
 	for k, n := range counts {
 		if k.window+size <= wm && n == best[k.window] {
 			rows = append(rows, k)
 		}
 	}
-	slices.SortFunc(rows, func(a, b key) int {
+	slices.SortFunc(rows, func(a, b windowAuction) int {
 		if c := cmp.Compare(a.window, b.window); c != 0 {
 			return c
 		}

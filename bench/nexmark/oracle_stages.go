@@ -2,7 +2,6 @@ package nexmark
 
 import (
 	"cmp"
-	"runtime"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -28,40 +27,20 @@ var (
 // count of every (window, auction) a bid lies in, for the windows the
 // final watermark closed.
 func OracleQ5Window(g *Generator, events int64) Result {
-	size, slide := HotItemsWindow.Microseconds(), HotItemsSlide.Microseconds()
-	type key struct{ window, auction int64 }
-	p := runtime.GOMAXPROCS(0)
-	parts := make([]map[key]int64, p)
-	latest := make([]int64, p)
-	for i := range p {
-		parts[i] = map[key]int64{}
-		latest[i] = -1 << 62
-	}
-	parallelBids(g, events, func(i int, b Bid) {
-		for w := floorTo(b.DateTime, slide); w > b.DateTime-size; w -= slide {
-			parts[i][key{w, b.Auction}]++
-		}
-		latest[i] = max(latest[i], b.DateTime)
-	})
-	counts, maxTs := parts[0], latest[0]
-	for i := 1; i < p; i++ {
-		for k, n := range parts[i] {
-			counts[k] += n
-		}
-		maxTs = max(maxTs, latest[i])
-	}
+	size := HotItemsWindow.Microseconds()
+	counts, maxTs := slidingCounts(g, events)
 	s := newRowSink(q5WindowSchema)
 	if len(counts) == 0 {
 		return s.done()
 	}
 	wm := closedBy(maxTs)
-	var rows []key
+	var rows []windowAuction
 	for k := range counts {
 		if k.window+size <= wm {
 			rows = append(rows, k)
 		}
 	}
-	slices.SortFunc(rows, func(a, b key) int {
+	slices.SortFunc(rows, func(a, b windowAuction) int {
 		if c := cmp.Compare(a.window, b.window); c != 0 {
 			return c
 		}
@@ -81,29 +60,7 @@ func OracleQ5Window(g *Generator, events int64) Result {
 // highest price of each window the final watermark closed.
 func OracleQ7Window(g *Generator, events int64) Result {
 	size := TumblingWindow.Microseconds()
-	p := runtime.GOMAXPROCS(0)
-	maxes := make([]map[int64]int64, p)
-	latest := make([]int64, p)
-	for i := range p {
-		maxes[i] = map[int64]int64{}
-		latest[i] = -1 << 62
-	}
-	parallelBids(g, events, func(i int, b Bid) {
-		w := floorTo(b.DateTime, size)
-		if m, ok := maxes[i][w]; !ok || b.Price > m {
-			maxes[i][w] = b.Price
-		}
-		latest[i] = max(latest[i], b.DateTime)
-	})
-	best, maxTs := map[int64]int64{}, int64(-1<<62)
-	for i := range p {
-		for w, m := range maxes[i] {
-			if cur, ok := best[w]; !ok || m > cur {
-				best[w] = m
-			}
-		}
-		maxTs = max(maxTs, latest[i])
-	}
+	best, maxTs := tumblingMaxes(g, events)
 	s := newRowSink(q7WindowSchema)
 	if len(best) == 0 {
 		return s.done()
