@@ -51,12 +51,17 @@ func TestDictionaryColumnsReadAsPlain(t *testing.T) {
 
 func readAll(t *testing.T, data []byte, batchRows int64, dicts bool) []string {
 	t.Helper()
+	return readCols(t, data, batchRows, dicts, func(string) bool { return true })
+}
+
+func readCols(t *testing.T, data []byte, batchRows int64, dicts bool, want func(string) bool) []string {
+	t.Helper()
 	readDicts = dicts
 	defer func() { readDicts = true }()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	var rows []string
-	err := ReadFrom(context.Background(), mem, bytes.NewReader(data), "test", batchRows, func(string) bool { return true },
+	err := ReadFrom(context.Background(), mem, bytes.NewReader(data), "test", batchRows, want,
 		func(rec arrow.RecordBatch, n int64) error {
 			for _, c := range rec.Columns() {
 				if _, ok := c.(*array.Dictionary); ok {

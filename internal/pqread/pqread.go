@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -70,16 +71,44 @@ func readFile(ctx context.Context, mem memory.Allocator, pf *file.Reader, where 
 	if err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	var leaves []int
-	for _, sf := range fr.Manifest.Fields {
-		if want(sf.Field.Name) {
+	// inferred is what pqarrow makes of the Parquet schema alone, without
+	// the file's stored Arrow schema (see newDirectCol)
+	inferred, _ := pqarrow.FromParquet(pf.MetaData().Schema, &props, nil)
+	var (
+		leaves  []int
+		fields  []arrow.Field
+		directs []*directCol // per output field: its direct reader, or nil
+	)
+	for i, sf := range fr.Manifest.Fields {
+		if !want(sf.Field.Name) {
+			continue
+		}
+		var d *directCol
+		if readDirect && inferred != nil && i < inferred.NumFields() && inferred.Field(i).Name == sf.Field.Name {
+			d = newDirectCol(pf, sf, inferred.Field(i).Type)
+		}
+		if d == nil {
 			leaves = appendLeaves(leaves, sf)
 		}
+		fields = append(fields, *sf.Field)
+		directs = append(directs, d)
 	}
-	if len(leaves) == 0 {
-		total := pf.NumRows()
+	total := pf.NumRows()
+	if len(fields) == 0 {
 		for lo := int64(0); lo < total; lo += batchRows {
 			if err := emit(nil, min(total-lo, batchRows)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	b := batcher{mem: mem, pf: pf, where: where, fields: fields, directs: directs}
+	if len(leaves) == 0 { // every column read directly
+		for lo := int64(0); lo < total; lo += batchRows {
+			if err := b.emit(nil, min(total-lo, batchRows), emit); err != nil {
+				return err
+			}
+			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
@@ -99,7 +128,7 @@ func readFile(ctx context.Context, mem memory.Allocator, pf *file.Reader, where 
 			break
 		}
 		rec := decodeDicts(mem, rr.RecordBatch())
-		err = emit(rec, rec.NumRows())
+		err = b.emit(rec, rec.NumRows(), emit)
 		rec.Release()
 		if err != nil {
 			return err
@@ -112,6 +141,53 @@ func readFile(ctx context.Context, mem memory.Allocator, pf *file.Reader, where 
 		return fmt.Errorf("%s: %w", where, err)
 	}
 	return nil
+}
+
+// batcher puts together the records a file emits: pqarrow's columns and
+// the directly read ones, in the file's column order.
+type batcher struct {
+	mem     memory.Allocator
+	pf      *file.Reader
+	where   string
+	fields  []arrow.Field
+	directs []*directCol
+}
+
+// emit calls emit with n rows: the columns of rec (pqarrow's, nil when
+// every column is read directly) and the next n rows of each direct
+// column.
+func (b *batcher) emit(rec arrow.RecordBatch, n int64, emit func(rec arrow.RecordBatch, rows int64) error) error {
+	if rec != nil && rec.NumCols() == int64(len(b.fields)) {
+		return emit(rec, n) // no direct column
+	}
+	cols := make([]arrow.Array, len(b.fields))
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	for i, f := range b.fields {
+		if d := b.directs[i]; d != nil {
+			c, err := guard(b.where, func() (arrow.Array, error) { return d.read(b.mem, b.pf, int(n)) })
+			if err != nil {
+				return fmt.Errorf("%s: %w", b.where, err)
+			}
+			cols[i] = c
+			continue
+		}
+		idx := rec.Schema().FieldIndices(f.Name)
+		if len(idx) != 1 {
+			return fmt.Errorf("%s: column %s missing from the reader's batch", b.where, f.Name)
+		}
+		cols[i] = rec.Column(idx[0])
+		cols[i].Retain()
+		b.fields[i] = rec.Schema().Field(idx[0]) // a decoded dictionary's type
+	}
+	out := array.NewRecordBatch(arrow.NewSchema(b.fields, nil), cols, n)
+	defer out.Release()
+	return emit(out, n)
 }
 
 // appendLeaves appends the leaf column indices of sf (itself, or every

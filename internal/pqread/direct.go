@@ -1,0 +1,185 @@
+package pqread
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// Fixed-width columns are read straight into the record's buffer. pqarrow's
+// record reader decodes a page's values into a buffer of its own, tracks
+// levels for every column and hands the buffer over, so each batch costs
+// it a new buffer, level bookkeeping and a copy; the column chunk reader's
+// ReadBatch decodes (dictionary lookups included) into the slice it is
+// given. On Nexmark's integer columns that is 1.25-1.4x the rows per
+// CPU-second (BENCHMARKS "Parquet scan"). Only flat columns whose Arrow
+// type is the physical type's own bits qualify (int32/int64 and what is
+// stored in them as such: dates, times, timestamps, unsigned integers;
+// float, double); everything else (narrow integers, decimals, INT96,
+// booleans, strings, nested columns) goes through pqarrow.
+
+// directCol reads one flat fixed-width column across the row groups.
+type directCol struct {
+	field  arrow.Field // the output field, as pqarrow's manifest gives it
+	leaf   int
+	phys   parquet.Type
+	width  int
+	maxDef int16
+	rg     int // the row group cr reads; -1 before the first
+	cr     file.ColumnChunkReader
+	defs   []int16 // definition levels of a batch (optional columns)
+}
+
+// directFixed is whether a leaf of physical type phys read as t can be
+// read by a directCol: t must be the physical value's own bits.
+func directFixed(phys parquet.Type, t arrow.DataType) (width int, ok bool) {
+	switch phys {
+	case parquet.Types.Int64:
+		switch t.ID() {
+		case arrow.INT64, arrow.UINT64, arrow.TIMESTAMP, arrow.TIME64, arrow.DURATION:
+			return 8, true
+		}
+	case parquet.Types.Int32:
+		switch t.ID() {
+		case arrow.INT32, arrow.UINT32, arrow.DATE32, arrow.TIME32:
+			return 4, true
+		}
+	case parquet.Types.Double:
+		return 8, t.ID() == arrow.FLOAT64
+	case parquet.Types.Float:
+		return 4, t.ID() == arrow.FLOAT32
+	}
+	return 0, false
+}
+
+// newDirectCol returns a reader of the manifest field sf, or nil when it
+// must go through pqarrow. inferred is the type pqarrow infers from the
+// Parquet schema alone: a type the file's stored Arrow schema changes
+// beyond its time zone (a timestamp stored as ns but written as µs, say)
+// is pqarrow's to convert.
+func newDirectCol(pf *file.Reader, sf pqarrow.SchemaField, inferred arrow.DataType) *directCol {
+	if !sf.IsLeaf() || sf.ColIndex < 0 {
+		return nil
+	}
+	c := pf.MetaData().Schema.Column(sf.ColIndex)
+	if c.MaxRepetitionLevel() > 0 || c.MaxDefinitionLevel() > 1 || len(c.ColumnPath()) != 1 {
+		return nil
+	}
+	width, ok := directFixed(c.PhysicalType(), sf.Field.Type)
+	if !ok || !sameBits(sf.Field.Type, inferred) {
+		return nil
+	}
+	return &directCol{field: *sf.Field, leaf: sf.ColIndex, phys: c.PhysicalType(), width: width, maxDef: c.MaxDefinitionLevel(), rg: -1}
+}
+
+// sameBits is whether a and b are the same type up to a timestamp's time
+// zone (which does not change the stored values).
+func sameBits(a, b arrow.DataType) bool {
+	if ta, ok := a.(*arrow.TimestampType); ok {
+		tb, ok := b.(*arrow.TimestampType)
+		return ok && ta.Unit == tb.Unit
+	}
+	return arrow.TypeEqual(a, b)
+}
+
+// read returns the column's next n rows as an array.
+func (d *directCol) read(mem memory.Allocator, pf *file.Reader, n int) (arrow.Array, error) {
+	vals := memory.NewResizableBuffer(mem)
+	vals.Resize(n * d.width)
+	if d.maxDef > 0 && cap(d.defs) < n {
+		d.defs = make([]int16, n)
+	}
+	defs := d.defs[:0]
+	if d.maxDef > 0 {
+		defs = d.defs[:n]
+	}
+	levels, values := 0, 0
+	for levels < n {
+		if d.cr == nil || !d.cr.HasNext() {
+			if err := d.nextRowGroup(pf); err != nil {
+				vals.Release()
+				return nil, err
+			}
+			continue
+		}
+		var lvlDst []int16
+		if d.maxDef > 0 {
+			lvlDst = defs[levels:]
+		}
+		total, got, err := d.readBatch(int64(n-levels), vals.Bytes(), values, lvlDst)
+		if err != nil {
+			vals.Release()
+			return nil, err
+		}
+		levels += int(total)
+		values += got
+	}
+	var nulls *memory.Buffer
+	nullCount := n - values
+	if nullCount > 0 {
+		nulls = memory.NewResizableBuffer(mem)
+		nulls.Resize(int(bitutil.BytesForBits(int64(n))))
+		spread(vals.Bytes(), d.width, defs, d.maxDef, values, nulls.Bytes())
+	}
+	data := array.NewData(d.field.Type, n, []*memory.Buffer{nulls, vals}, nil, nullCount, 0)
+	vals.Release()
+	if nulls != nil {
+		nulls.Release()
+	}
+	defer data.Release()
+	return array.MakeFromData(data), nil
+}
+
+// nextRowGroup moves the reader to the next row group's column chunk.
+func (d *directCol) nextRowGroup(pf *file.Reader) error {
+	d.rg++
+	if d.rg >= pf.NumRowGroups() {
+		return fmt.Errorf("column %s: the row groups end before the file's row count", d.field.Name)
+	}
+	cr, err := pf.RowGroup(d.rg).Column(d.leaf)
+	if err != nil {
+		return fmt.Errorf("column %s, row group %d: %w", d.field.Name, d.rg, err)
+	}
+	d.cr = cr
+	return nil
+}
+
+// readBatch reads up to n levels of the current chunk, their values
+// written densely from value index at into buf.
+func (d *directCol) readBatch(n int64, buf []byte, at int, defs []int16) (int64, int, error) {
+	switch cr := d.cr.(type) {
+	case *file.Int64ColumnChunkReader:
+		return cr.ReadBatch(n, arrow.Int64Traits.CastFromBytes(buf)[at:], defs, nil)
+	case *file.Int32ColumnChunkReader:
+		return cr.ReadBatch(n, arrow.Int32Traits.CastFromBytes(buf)[at:], defs, nil)
+	case *file.Float64ColumnChunkReader:
+		return cr.ReadBatch(n, arrow.Float64Traits.CastFromBytes(buf)[at:], defs, nil)
+	case *file.Float32ColumnChunkReader:
+		return cr.ReadBatch(n, arrow.Float32Traits.CastFromBytes(buf)[at:], defs, nil)
+	}
+	return 0, 0, fmt.Errorf("column %s: unexpected chunk reader %T", d.field.Name, d.cr)
+}
+
+// spread moves the dense values (the first `values` of buf, width bytes
+// each) to the rows whose definition level says present, last first so
+// that no value is overwritten before it moves, zeroes the null rows'
+// slots, and sets bits for the present rows.
+func spread(buf []byte, width int, defs []int16, maxDef int16, values int, bits []byte) {
+	j := values - 1
+	for i := len(defs) - 1; i >= 0; i-- {
+		dst := buf[i*width : (i+1)*width]
+		if defs[i] == maxDef {
+			copy(dst, buf[j*width:(j+1)*width])
+			bitutil.SetBit(bits, i)
+			j--
+		} else {
+			clear(dst)
+		}
+	}
+}

@@ -1,0 +1,171 @@
+package pqread
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// TestDirectColumnsReadAsPqarrow checks the direct fixed-width path against
+// pqarrow's record reader on files that exercise it: every type it takes
+// (and some it must leave to pqarrow), required and optional columns with
+// nulls, several row groups with batches spanning them, dictionary and
+// plain encodings, data pages v1 and v2, with and without the stored
+// Arrow schema, and a memory-checked allocator for leaks.
+func TestDirectColumnsReadAsPqarrow(t *testing.T) {
+	for _, dict := range []bool{true, false} {
+		for _, v2 := range []bool{false, true} {
+			for _, stored := range []bool{true, false} {
+				data := directTestFile(t, dict, v2, stored)
+				for _, batchRows := range []int64{5, 777, 4096} {
+					t.Run(fmt.Sprintf("dict=%v/v2=%v/stored=%v/batch=%d", dict, v2, stored, batchRows), func(t *testing.T) {
+						want := readAllWith(t, data, batchRows, false)
+						got := readAllWith(t, data, batchRows, true)
+						if len(want) != len(got) || len(got) != 2*4*2500 {
+							t.Fatalf("%d rows via pqarrow, %d direct", len(want), len(got))
+						}
+						for i := range want {
+							if want[i] != got[i] {
+								t.Fatalf("row %d: pqarrow %s\ndirect  %s", i, want[i], got[i])
+							}
+						}
+					})
+				}
+			}
+		}
+	}
+	// the columns the direct path takes, and those it leaves to pqarrow
+	pf, err := file.NewParquetReader(bytes.NewReader(directTestFile(t, true, false, true)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	props := pqarrow.ArrowReadProperties{}
+	fr, err := pqarrow.NewFileReader(pf, props, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inferred, err := pqarrow.FromParquet(pf.MetaData().Schema, &props, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var direct []string
+	for i, sf := range fr.Manifest.Fields {
+		if newDirectCol(pf, sf, inferred.Field(i).Type) != nil {
+			direct = append(direct, sf.Field.Name)
+		}
+	}
+	if got := fmt.Sprint(direct); got != "[i64 i64n i32 f64n f32 ts tsn date u64 ts_ns_stored]" {
+		t.Fatalf("direct columns %s", got)
+	}
+}
+
+func readAllWith(t *testing.T, data []byte, batchRows int64, direct bool) []string {
+	t.Helper()
+	readDirect = direct
+	defer func() { readDirect = true }()
+	all := readAll(t, data, batchRows, true)
+	// and with only direct columns wanted (no pqarrow record reader)
+	some := readCols(t, data, batchRows, true, func(name string) bool { return name == "i64n" || name == "ts" || name == "date" })
+	return append(all, some...)
+}
+
+// directTestFile writes 4 row groups of 2500 rows of fixed-width columns,
+// required and optional (about a quarter null), low cardinality (so that
+// dictionaries hold) and not, plus an int8, a decimal and a string that
+// the direct path leaves to pqarrow.
+func directTestFile(t *testing.T, dict, v2, stored bool) []byte {
+	t.Helper()
+	tsUTC := &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+	sc := arrow.NewSchema([]arrow.Field{
+		{Name: "i64", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "i64n", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "i32", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "f64n", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "f32", Type: arrow.PrimitiveTypes.Float32},
+		{Name: "ts", Type: tsUTC},
+		{Name: "tsn", Type: &arrow.TimestampType{Unit: arrow.Millisecond}, Nullable: true},
+		{Name: "date", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
+		{Name: "u64", Type: arrow.PrimitiveTypes.Uint64},
+		{Name: "i8", Type: arrow.PrimitiveTypes.Int8},
+		{Name: "dec", Type: &arrow.Decimal128Type{Precision: 12, Scale: 2}},
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+		// ns in Arrow, coerced to µs when written: both paths read µs
+		{Name: "ts_ns_stored", Type: &arrow.TimestampType{Unit: arrow.Nanosecond}},
+	}, nil)
+	version := parquet.DataPageV1
+	if v2 {
+		version = parquet.DataPageV2
+	}
+	props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(dict), parquet.WithDataPageVersion(version),
+		parquet.WithMaxRowGroupLength(2500), parquet.WithDataPageSize(4096))
+	aprops := []pqarrow.WriterOption{pqarrow.WithCoerceTimestamps(arrow.Microsecond), pqarrow.WithTruncatedTimestamps(true)}
+	if stored {
+		aprops = append(aprops, pqarrow.WithStoreSchema())
+	}
+	var buf bytes.Buffer
+	w, err := pqarrow.NewFileWriter(sc, &buf, props, pqarrow.NewArrowWriterProperties(aprops...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer b.Release()
+	null := func() bool { return r.IntN(4) == 0 }
+	for rg := 0; rg < 4; rg++ {
+		for i := 0; i < 2500; i++ {
+			row := int64(rg*2500 + i)
+			b.Field(0).(*array.Int64Builder).Append(row * 1_000_003)
+			if null() {
+				b.Field(1).AppendNull()
+			} else {
+				b.Field(1).(*array.Int64Builder).Append(int64(r.IntN(7)) - 3)
+			}
+			b.Field(2).(*array.Int32Builder).Append(int32(r.IntN(50)))
+			if null() {
+				b.Field(3).AppendNull()
+			} else {
+				b.Field(3).(*array.Float64Builder).Append(r.NormFloat64())
+			}
+			b.Field(4).(*array.Float32Builder).Append(float32(r.IntN(3)) / 4)
+			b.Field(5).(*array.TimestampBuilder).Append(arrow.Timestamp(1_700_000_000_000_000 + row*1000))
+			if null() {
+				b.Field(6).AppendNull()
+			} else {
+				b.Field(6).(*array.TimestampBuilder).Append(arrow.Timestamp(1_700_000_000_000 + int64(r.IntN(100))))
+			}
+			if null() {
+				b.Field(7).AppendNull()
+			} else {
+				b.Field(7).(*array.Date32Builder).Append(arrow.Date32(19000 + r.IntN(30)))
+			}
+			b.Field(8).(*array.Uint64Builder).Append(r.Uint64())
+			b.Field(9).(*array.Int8Builder).Append(int8(r.IntN(256) - 128))
+			b.Field(10).(*array.Decimal128Builder).Append(decimal128.FromI64(r.Int64N(1e9)))
+			if null() {
+				b.Field(11).AppendNull()
+			} else {
+				b.Field(11).(*array.StringBuilder).Append(fmt.Sprint("s", r.IntN(9)))
+			}
+			b.Field(12).(*array.TimestampBuilder).Append(arrow.Timestamp((1_700_000_000_000_000 + row) * 1000))
+		}
+		rec := b.NewRecordBatch()
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+		rec.Release()
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
