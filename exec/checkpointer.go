@@ -360,7 +360,7 @@ func (c *checkpointer) commitState(b *batchRun, nextWMUs int64) error {
 	}
 	txn := c.store.Begin(b.id)
 	for _, st := range c.q.c.stages {
-		if err := persistChangelog(txn, st.id, b.id, st.op, st.op.numPartitions(), st.policy, c.q.cfg.MinDeltasForSnapshot); err != nil {
+		if err := persistChangelog(txn, c.store.LocalFiles(), st.id, b.id, st.op, st.op.numPartitions(), st.policy, c.q.cfg.MinDeltasForSnapshot, c.q.cfg.Parallelism); err != nil {
 			txn.Abort()
 			return err
 		}

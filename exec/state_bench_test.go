@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -101,7 +102,7 @@ func BenchmarkStateCommit(b *testing.B) {
 			}
 		}
 		txn := store.Begin(int64(i))
-		if err := persistChangelog(txn, 0, int64(i), a, parts, policy, DefaultMinDeltasForSnapshot); err != nil {
+		if err := persistChangelog(txn, store.LocalFiles(), 0, int64(i), a, parts, policy, DefaultMinDeltasForSnapshot, runtime.GOMAXPROCS(0)); err != nil {
 			b.Fatal(err)
 		}
 		if err := txn.Commit(); err != nil {

@@ -99,6 +99,9 @@ type Store struct {
 	counts   map[partID]*partCounts // exact when tracking, nil otherwise
 	last     map[partID]*partChange // changes of the last commit
 	commitMs int64                  // duration of the last commit
+	// filesDirty: a commit wrote changelog files and did not finish; the
+	// next one removes them first (files.go).
+	filesDirty bool
 }
 
 // partCounts is the live size of one partition.
@@ -169,6 +172,13 @@ func openLocal(dir string, opts Options) (*Store, error) {
 		h.close()
 		db.Close()
 		return nil, err
+	}
+	if !opts.ReadOnly {
+		if err := s.removeUncommittedFiles(); err != nil {
+			h.close()
+			db.Close()
+			return nil, err
+		}
 	}
 	return s, nil
 }

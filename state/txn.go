@@ -27,6 +27,8 @@ type Txn struct {
 	mu    sync.Mutex // guards parts
 	parts map[partID]*PartTxn
 	last  *PartTxn // cache for consecutive writes to one partition
+	files []pendingFile // changelog files to write (files.go)
+	drops []File        // changelog files to remove after the commit
 }
 
 // PartTxn is the part of a Txn that writes one (operator, partition) key
@@ -259,6 +261,7 @@ func (t *Txn) Commit() error {
 		parts = append(parts, p)
 	}
 	err := t.err
+	files, drops := t.files, t.drops
 	t.mu.Unlock()
 	defer t.release(parts)
 	if err != nil {
@@ -325,11 +328,33 @@ func (t *Txn) Commit() error {
 			}
 		}
 	}
+	// The changelog files before the version record: once the version is
+	// committed its files are complete (files.go).
+	if len(files) > 0 {
+		if err := s.prepareFiles(); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.filesDirty = true
+		s.mu.Unlock()
+		if err := s.writeFiles(t.version, files); err != nil {
+			return err
+		}
+		if err := beforeApply(t.version); err != nil {
+			return err
+		}
+	}
 	if err := s.health.guard(fmt.Sprintf("commit version %d", t.version), func() error {
 		return s.db.Apply(final, pebble.Sync)
 	}); err != nil {
 		return err
 	}
+	if len(files) > 0 {
+		s.mu.Lock()
+		s.filesDirty = false
+		s.mu.Unlock()
+	}
+	s.dropFiles(drops)
 
 	s.mu.Lock()
 	s.version = t.version
