@@ -26,7 +26,7 @@ type Txn struct {
 
 	mu    sync.Mutex // guards parts
 	parts map[partID]*PartTxn
-	last  *PartTxn // cache for consecutive writes to one partition
+	last  *PartTxn      // cache for consecutive writes to one partition
 	files []pendingFile // changelog files to write (files.go)
 	drops []File        // changelog files to remove after the commit
 }
