@@ -1,19 +1,51 @@
 package exec
 
-import "github.com/apache/arrow-go/v18/arrow"
+import (
+	"encoding/binary"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/millrace/millrace/agg"
+	"github.com/millrace/millrace/columnar"
+)
 
 // Durable aggregation state (see changelog.go): a row per group, key = the
 // order-preserving encoding of the group key, value = the group's
 // accumulator states (agg.Table.EncodeStates).
 
 // recordChanges captures the durable form of groups updated (dirty) and
-// evicted in partition p, before eviction renumbers the groups.
+// evicted in partition p, before eviction renumbers the groups. It encodes
+// them straight into the partition's delta (blob rows, changelog.go), on
+// the partition's worker: the commit only writes the bytes.
 func (a *aggOperator) recordChanges(p int, dirty, evict []uint32) error {
-	if !a.durable {
+	if !a.durable || len(dirty)+len(evict) == 0 {
 		return nil
 	}
 	tab := a.parts[p]
 	ch := &a.changes[p]
+	if a.intKeys() {
+		vals := tab.EncodeStates(dirty)
+		keyLen := 9 * len(a.keyTypes)
+		size := len(dirty)*(2+keyLen+binary.MaxVarintLen32) + len(evict)*(2+keyLen)
+		for _, v := range vals {
+			size += len(v)
+		}
+		if ch.body == nil {
+			ch.body = make([]byte, 0, size)
+		}
+		ht := tab.HashTable()
+		b := ch.body
+		for i, g := range dirty {
+			b = appendIntKey(append(b, 1), ht, len(a.keyTypes), g)
+			b = binary.AppendUvarint(b, uint64(len(vals[i])))
+			b = append(b, vals[i]...)
+		}
+		for _, g := range evict {
+			b = appendIntKey(append(b, 0), ht, len(a.keyTypes), g)
+		}
+		ch.body = b
+		ch.rows += len(dirty) + len(evict)
+		return nil
+	}
 	if len(dirty) > 0 {
 		keys, err := a.encodeGroupKeys(p, dirty)
 		if err != nil {
@@ -32,6 +64,43 @@ func (a *aggOperator) recordChanges(p int, dirty, evict []uint32) error {
 	return nil
 }
 
+// intKeys reports whether every group key column is an integer, date or
+// timestamp, which the hash table keeps as int64 values: their key
+// encoding (columnar.EncodeKeys) is then written without building arrays.
+func (a *aggOperator) intKeys() bool {
+	for _, t := range a.keyTypes {
+		switch t.ID() {
+		case arrow.INT32, arrow.INT64, arrow.TIMESTAMP, arrow.DATE32:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// appendIntKey appends the length and bytes of group g's key as
+// columnar.EncodeKeys encodes it (per column: a null marker, or a not-null
+// marker and the value big endian with its sign bit flipped).
+// TestIntKeyEncodingMatches holds the two together.
+func appendIntKey(b []byte, ht *agg.HashTable, cols int, g uint32) []byte {
+	n := 0
+	for c := 0; c < cols; c++ {
+		if ht.KeyIsNull(c, g) {
+			n++
+		} else {
+			n += 9
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(n))
+	for c := 0; c < cols; c++ {
+		if ht.KeyIsNull(c, g) {
+			b = append(b, 0) // columnar's null marker
+			continue
+		}
+		b = columnar.AppendInt64Key(b, ht.KeyInt64(c, g))
+	}
+	return b
+}
 func (a *aggOperator) encodeGroupKeys(p int, groups []uint32) ([][]byte, error) {
 	return encodeGroupKeys(a.parts[p].HashTable(), groups)
 }
