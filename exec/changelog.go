@@ -14,24 +14,31 @@ import (
 // Durable state is a changelog per state partition, the design of Spark's
 // HDFS-backed state store: each batch writes one delta blob per partition
 // it changed (the puts and deletes of its rows), and now and then a
-// partition writes a snapshot blob of all its rows and drops the deltas and
-// snapshots before it. The hot state stays in the operators' vectorized
-// hash tables; one write per partition instead of one per row is what lets
-// commits keep up with them (a Pebble insert costs about a microsecond, a
-// row of a blob a few nanoseconds).
+// snapshot blob of all the partition's rows replaces the blobs before it.
+// The hot state stays in the operators' vectorized hash tables; one write
+// per partition instead of one per row is what lets commits keep up with
+// them (a Pebble insert costs about a microsecond, a row of a blob a few
+// nanoseconds).
 //
 // Where the blobs live depends on the store (state.Store.LocalFiles):
 //
-//   - A local store: as changelog files beside Pebble (state/files.go),
+//   - A local store: in changelog files beside Pebble (state/files.go),
 //     written once and synced before the Pebble batch that records the
 //     batch id, instead of going through Pebble's WAL, memtable, flushes
-//     and compactions. Files (op, part, batch, "delta") and (op, part,
-//     batch, "snapshot"); a snapshot drops the files before it once
-//     committed.
-//   - A store with a durable copy on object storage, and every store
+//     and compactions. One file per operator and batch holds the blobs of
+//     all its partitions (creating a file costs more than writing a small
+//     blob): a "delta" file the deltas of the partitions the batch
+//     changed, a "snapshot" file a snapshot of every partition. The
+//     operator snapshots all its partitions at once, when the deltas since
+//     the last snapshot weigh as much as it (snapshotPolicy), and the
+//     committed snapshot drops the files before it. File content: a format
+//     byte (changelogFormat), then per partition uvarint partition id,
+//     uvarint blob length, blob.
+//   - A store with a durable copy on object storage, and every local store
 //     written before the files (the old layout, still read): as Pebble
 //     rows under (operator, partition), committed in the same atomic batch
-//     that records the batch id, which the durable copy uploads:
+//     that records the batch id (which the durable copy uploads), each
+//     partition snapshotting on its own:
 //
 //	'd' + batch id (8 bytes BE)   delta: the rows the batch put or deleted
 //	's' + batch id                snapshot: every row as of the batch
@@ -40,13 +47,17 @@ import (
 //
 //	'm'                           the partition's row count and bytes
 //
-// A restore reads both places and takes the latest snapshot and the deltas
-// after it, so a store of the old layout restarts; its rows are dropped by
-// the partition's first snapshot (a file).
+// A restore reads both places and takes per partition the latest snapshot
+// and the deltas after it, so a local store of the old layout restarts;
+// the first commit after that writes a snapshot file and deletes the rows.
 //
 // A row is (key, value) as the operator encodes it: the order-preserving
 // group key, and the accumulator states (aggregation) or the expiry time
 // (deduplication).
+
+// changelogFormat is the first byte of a changelog file; a restore refuses
+// other values (a file of a newer Millrace).
+const changelogFormat = 1
 
 // partChanges is what one state partition changed in the running batch:
 // rows as key and value slices, or already encoded in a blob's row format
@@ -67,20 +78,30 @@ func (c *partChanges) take() partChanges {
 	return ch
 }
 
-// snapshotPolicy decides when a partition writes a snapshot. Snapshotting
-// when the deltas since the last snapshot weigh as much as it keeps both
-// costs near twice the deltas: commits write at most about twice their
-// changes on average, and a restart reads at most about twice the state. At
-// least MinDeltasForSnapshot deltas come between snapshots (Spark's
+// snapshotPolicy decides when to write a snapshot. Snapshotting when the
+// deltas since the last snapshot weigh as much as it keeps both costs near
+// twice the deltas: commits write at most about twice their changes on
+// average, and a restart reads at most about twice the state. At least
+// MinDeltasForSnapshot deltas come between snapshots (Spark's
 // minDeltasForSnapshot), and at most 100 times that, so that tiny deltas do
 // not pile up for ever.
 type snapshotPolicy struct {
 	deltas     int
 	deltaBytes int64
 	snapBytes  int64
-	// pebbleBlobs: the partition has blobs as Pebble rows in a store that
-	// now writes files (the old layout); its next snapshot deletes them.
-	pebbleBlobs bool
+}
+
+// changelogState is what a stage's durable state keeps between commits.
+type changelogState struct {
+	parts []snapshotPolicy // Pebble rows: each partition's policy
+	files snapshotPolicy   // files: the operator's policy
+	// pebbleRows: a local store holds rows of the old layout; the next
+	// commit writes a snapshot file and deletes them.
+	pebbleRows bool
+}
+
+func newChangelogState(n int) *changelogState {
+	return &changelogState{parts: make([]snapshotPolicy, n)}
 }
 
 // DefaultMinDeltasForSnapshot is how many deltas a partition writes at
@@ -116,8 +137,110 @@ const (
 )
 
 // persistChangelog writes batch's state changes of every partition into
-// txn, the partitions in parallel (workers at most).
-func persistChangelog(txn *state.Txn, files bool, op int, batch int64, st snapshotter, n int, policy []snapshotPolicy, minDeltas, workers int) error {
+// txn, the partitions in parallel (workers at most): as one changelog file
+// if files, else as Pebble rows.
+func persistChangelog(txn *state.Txn, files bool, op int, batch int64, st snapshotter, n int, cs *changelogState, minDeltas, workers int) error {
+	if !files {
+		return persistRows(txn, op, batch, st, n, cs.parts, minDeltas, workers)
+	}
+	changes := make([]partChanges, n)
+	anyChange := false
+	for p := range changes {
+		changes[p] = st.takeChanges(p)
+		anyChange = anyChange || !changes[p].empty()
+	}
+	snap := cs.pebbleRows || (cs.files.due(minDeltas) && (anyChange || cs.files.deltas > 0))
+	sections := make([][][]byte, n)
+	err := parallel(context.Background(), n, workers, func(_ context.Context, p int) error {
+		pt := txn.Part(op, p)
+		if pt == nil {
+			return nil // the Txn failed: Commit says why
+		}
+		switch {
+		case snap:
+			keys, vals, err := st.snapshot(p)
+			if err != nil {
+				return err
+			}
+			sections[p] = section(p, [][]byte{encodeBlob(keys, vals, nil)})
+			if cs.pebbleRows {
+				pt.DeleteRange(blobKey('d', 0), blobKey('d', math.MaxInt64))
+				pt.DeleteRange(blobKey('s', 0), blobKey('s', math.MaxInt64))
+			}
+		case !changes[p].empty():
+			sections[p] = section(p, encodeDelta(changes[p]))
+		}
+		rows, bytes := st.partitionRows(p)
+		meta := binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(make([]byte, 0, 16), uint64(rows)), uint64(bytes))
+		pt.Put(partitionMetaKey, meta)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	chunks := [][]byte{{changelogFormat}}
+	size := int64(0)
+	for _, sec := range sections {
+		for _, c := range sec {
+			size += int64(len(c))
+		}
+		chunks = append(chunks, sec...)
+	}
+	switch {
+	case snap:
+		txn.PutFile(op, snapshotFile, chunks...)
+		txn.DropFilesBefore(op, batch)
+		cs.files = snapshotPolicy{snapBytes: size}
+		cs.pebbleRows = false
+	case anyChange:
+		txn.PutFile(op, deltaFile, chunks...)
+		cs.files.deltas++
+		cs.files.deltaBytes += size
+	}
+	return nil
+}
+
+// section returns the chunks of partition p's section of a changelog
+// file: its header, then the blob's chunks.
+func section(p int, blob [][]byte) [][]byte {
+	size := 0
+	for _, c := range blob {
+		size += len(c)
+	}
+	head := binary.AppendUvarint(binary.AppendUvarint(make([]byte, 0, 2*binary.MaxVarintLen64), uint64(p)), uint64(size))
+	return append([][]byte{head}, blob...)
+}
+
+// parseChangelogFile splits a changelog file into its partitions' blobs.
+func parseChangelogFile(b []byte, n int) (map[int][]byte, error) {
+	if len(b) == 0 || b[0] != changelogFormat {
+		if len(b) > 0 && b[0] > changelogFormat {
+			return nil, fmt.Errorf("changelog format %d: written by a newer Millrace; upgrade Millrace", b[0])
+		}
+		return nil, fmt.Errorf("corrupt changelog file: no format byte")
+	}
+	b = b[1:]
+	out := map[int][]byte{}
+	for len(b) > 0 {
+		p, k := binary.Uvarint(b)
+		if k <= 0 || p >= uint64(n) {
+			return nil, fmt.Errorf("corrupt changelog file: bad partition id (the query has %d partitions)", n)
+		}
+		b = b[k:]
+		l, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < l {
+			return nil, fmt.Errorf("corrupt changelog file: partition %d's blob runs past the end", p)
+		}
+		out[int(p)] = b[k : k+int(l)]
+		b = b[k+int(l):]
+	}
+	return out, nil
+}
+
+// persistRows writes batch's changes as Pebble rows (the layout of a store
+// with a durable copy on object storage), each partition snapshotting on
+// its own.
+func persistRows(txn *state.Txn, op int, batch int64, st snapshotter, n int, policy []snapshotPolicy, minDeltas, workers int) error {
 	return parallel(context.Background(), n, workers, func(_ context.Context, p int) error {
 		pt := txn.Part(op, p)
 		if pt == nil {
@@ -132,32 +255,15 @@ func persistChangelog(txn *state.Txn, files bool, op int, batch int64, st snapsh
 				return err
 			}
 			blob := encodeBlob(keys, vals, nil)
-			if files {
-				txn.PutFile(op, p, snapshotFile, blob)
-				txn.DropFilesBefore(op, p, batch)
-				if pol.pebbleBlobs {
-					pt.DeleteRange(blobKey('d', 0), blobKey('d', math.MaxInt64))
-					pt.DeleteRange(blobKey('s', 0), blobKey('s', math.MaxInt64))
-				}
-			} else {
-				pt.Put(blobKey('s', batch), blob)
-				pt.DeleteRange(blobKey('d', 0), blobKey('d', batch+1))
-				pt.DeleteRange(blobKey('s', 0), blobKey('s', batch))
-			}
+			pt.Put(blobKey('s', batch), blob)
+			pt.DeleteRange(blobKey('d', 0), blobKey('d', batch+1))
+			pt.DeleteRange(blobKey('s', 0), blobKey('s', batch))
 			*pol = snapshotPolicy{snapBytes: int64(len(blob))}
 		case !ch.empty():
-			chunks := encodeDelta(ch)
-			size := 0
-			for _, c := range chunks {
-				size += len(c)
-			}
-			if files {
-				txn.PutFile(op, p, deltaFile, chunks...)
-			} else {
-				pt.Put(blobKey('d', batch), bytes.Join(chunks, nil))
-			}
+			blob := bytes.Join(encodeDelta(ch), nil)
+			pt.Put(blobKey('d', batch), blob)
 			pol.deltas++
-			pol.deltaBytes += int64(size)
+			pol.deltaBytes += int64(len(blob))
 		}
 		rows, bytes := st.partitionRows(p)
 		meta := binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(make([]byte, 0, 16), uint64(rows)), uint64(bytes))
@@ -181,100 +287,104 @@ func encodeDelta(ch partChanges) [][]byte {
 	return [][]byte{head, rows[k:], ch.body}
 }
 
-// blobRef is one blob of a partition's changelog, a file or a Pebble row.
+// blobRef is one blob of a partition's changelog.
 type blobRef struct {
 	batch int64
-	file  *state.File // nil: a Pebble row
-	blob  []byte      // the Pebble row's value
+	snap  bool
+	blob  []byte
 }
 
 // restoreChangelog loads every partition from its latest snapshot and the
-// deltas after it, read from the store's files and Pebble rows.
-func restoreChangelog(store *state.Store, op int, st snapshotter, n int, policy []snapshotPolicy) error {
-	var files []state.File
+// deltas after it, read from the store's changelog files and Pebble rows.
+func restoreChangelog(store *state.Store, op int, st snapshotter, n int, cs *changelogState) error {
+	perPart := make([][]blobRef, n)
+	*cs = *newChangelogState(n)
 	if store.LocalFiles() {
 		all, err := store.Files()
 		if err != nil {
 			return fmt.Errorf("restore the state of operator %d: %w", op, err)
 		}
+		var files []state.File
 		for _, f := range all {
-			if f.Op == op {
-				files = append(files, f)
+			if f.Op != op {
+				continue
+			}
+			if f.Kind != deltaFile && f.Kind != snapshotFile {
+				return fmt.Errorf("restore the state of operator %d from %s: unknown changelog file kind %q of batch %d: "+
+					"the state was written by a newer Millrace; upgrade Millrace", op, store.Dir(), f.Kind, f.Version)
+			}
+			if f.Kind == snapshotFile {
+				files = files[:0] // the snapshot replaces every file before it
+			}
+			files = append(files, f)
+		}
+		for _, f := range files {
+			b, err := store.ReadFile(f)
+			if err != nil {
+				return fmt.Errorf("restore the state of operator %d: %w", op, err)
+			}
+			blobs, err := parseChangelogFile(b, n)
+			if err != nil {
+				return fmt.Errorf("restore the state of operator %d from %s: %s of batch %d: %w", op, store.Dir(), f.Kind, f.Version, err)
+			}
+			snap := f.Kind == snapshotFile
+			for p := 0; p < n; p++ {
+				blob, ok := blobs[p]
+				if !ok && snap {
+					blob, ok = []byte{0}, true // a partition without rows
+				}
+				if ok {
+					perPart[p] = append(perPart[p], blobRef{batch: f.Version, snap: snap, blob: blob})
+				}
+			}
+			if snap {
+				cs.files = snapshotPolicy{snapBytes: int64(len(b))}
+			} else {
+				cs.files.deltas++
+				cs.files.deltaBytes += int64(len(b))
 			}
 		}
 	}
 	for p := 0; p < n; p++ {
-		var snap *blobRef
-		var deltas []blobRef
-		note := func(kind string, r blobRef) error {
-			switch kind {
-			case snapshotFile:
-				if snap == nil || r.batch >= snap.batch {
-					snap = &r
-				}
-			case deltaFile:
-				deltas = append(deltas, r)
-			default:
-				return fmt.Errorf("restore state partition %d from %s: unknown changelog file kind %q of batch %d: "+
-					"the state was written by a newer Millrace; upgrade Millrace", p, store.Dir(), kind, r.batch)
-			}
-			return nil
-		}
-		pebbleBlobs := false
 		err := store.Scan(op, p, func(k, v []byte) error {
 			if len(k) == 9 && (k[0] == 's' || k[0] == 'd') {
-				pebbleBlobs = true
-				kind := map[byte]string{'s': snapshotFile, 'd': deltaFile}[k[0]]
-				return note(kind, blobRef{batch: int64(binary.BigEndian.Uint64(k[1:])), blob: append([]byte(nil), v...)})
+				cs.pebbleRows = store.LocalFiles()
+				perPart[p] = append(perPart[p], blobRef{batch: int64(binary.BigEndian.Uint64(k[1:])), snap: k[0] == 's', blob: append([]byte(nil), v...)})
 			}
 			return nil
 		})
 		if err != nil {
 			return fmt.Errorf("restore state partition %d from %s: %w", p, store.Dir(), err)
 		}
-		for i := range files {
-			if f := &files[i]; f.Part == p {
-				if err := note(f.Kind, blobRef{batch: f.Version, file: f}); err != nil {
-					return err
-				}
+		refs := perPart[p]
+		// the latest snapshot, then the deltas after it in batch order
+		sort.SliceStable(refs, func(i, j int) bool { return refs[i].batch < refs[j].batch })
+		from := 0
+		for i, r := range refs {
+			if r.snap {
+				from = i
 			}
-		}
-		read := func(r blobRef) ([]byte, error) {
-			if r.file == nil {
-				return r.blob, nil
-			}
-			return store.ReadFile(*r.file)
 		}
 		rows := map[string][]byte{}
-		pol := snapshotPolicy{pebbleBlobs: pebbleBlobs && store.LocalFiles()}
-		snapID := int64(-1)
-		if snap != nil {
-			b, err := read(*snap)
-			if err != nil {
-				return fmt.Errorf("restore state partition %d: %w", p, err)
-			}
-			if err := applyBlob(rows, b); err != nil {
-				return fmt.Errorf("restore state partition %d from %s: snapshot of batch %d: %w", p, store.Dir(), snap.batch, err)
-			}
-			pol.snapBytes = int64(len(b))
-			snapID = snap.batch
-		}
-		sort.SliceStable(deltas, func(i, j int) bool { return deltas[i].batch < deltas[j].batch })
-		for _, d := range deltas {
-			if d.batch <= snapID {
+		pol := snapshotPolicy{}
+		for _, r := range refs[from:] {
+			what := "delta"
+			if r.snap {
+				what = "snapshot"
+			} else if len(refs) > 0 && refs[from].snap && r.batch <= refs[from].batch {
 				continue
 			}
-			b, err := read(d)
-			if err != nil {
-				return fmt.Errorf("restore state partition %d: %w", p, err)
+			if err := applyBlob(rows, r.blob); err != nil {
+				return fmt.Errorf("restore state partition %d from %s: %s of batch %d: %w", p, store.Dir(), what, r.batch, err)
 			}
-			if err := applyBlob(rows, b); err != nil {
-				return fmt.Errorf("restore state partition %d from %s: delta of batch %d: %w", p, store.Dir(), d.batch, err)
+			if r.snap {
+				pol.snapBytes = int64(len(r.blob))
+			} else {
+				pol.deltas++
+				pol.deltaBytes += int64(len(r.blob))
 			}
-			pol.deltas++
-			pol.deltaBytes += int64(len(b))
 		}
-		policy[p] = pol
+		cs.parts[p] = pol
 		keys := make([]string, 0, len(rows))
 		for k := range rows {
 			keys = append(keys, k)

@@ -106,7 +106,7 @@ func openCheckpointer(q *Query) (_ *checkpointer, err error) {
 		c.store = st
 		for _, st := range q.c.stages {
 			st.op.enableDurability()
-			st.policy = make([]snapshotPolicy, st.op.numPartitions())
+			st.policy = newChangelogState(st.op.numPartitions())
 		}
 	}
 	return c, nil

@@ -61,7 +61,7 @@ func BenchmarkStateCommit(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer store.Close()
-	policy := make([]snapshotPolicy, parts)
+	policy := newChangelogState(parts)
 	mem := memory.DefaultAllocator
 	kb, vb := array.NewInt64Builder(mem), array.NewInt64Builder(mem)
 	next := int64(0)

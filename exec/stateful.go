@@ -67,8 +67,8 @@ type stage struct {
 	// chain and feeds a stage's input side. No outs: the last stage, whose
 	// output goes through compiled.post to the sink.
 	outs []stageOut
-	// policy says when each state partition writes a snapshot.
-	policy []snapshotPolicy
+	// policy says when the stage's state writes a snapshot.
+	policy *changelogState
 	// upstream are the stages whose output feeds this one; watermarked
 	// says a source input with a watermark operator feeds it directly.
 	// They place the stage in watermark propagation (watermark.go).

@@ -24,7 +24,7 @@ import (
 // per-partition delta and snapshot blobs (exec/changelog.go) are such values:
 // megabytes per batch that are read back only by a restart.
 //
-// A file is <dir>/changelog/<op>.<part>.<version>.<kind>, its content the
+// A file is <dir>/changelog/<op>.<version>.<kind>, its content the
 // caller's bytes followed by their CRC-32C (4 bytes, big endian). Commit
 // writes and syncs a version's files, then syncs the directory, and only
 // then applies the Pebble batch that records the version: a file of a
@@ -41,31 +41,31 @@ import (
 // changelogDir is the files' directory inside the store's directory.
 const changelogDir = "changelog"
 
-// File names one changelog file of the store.
+// File names one changelog file of the store: an operator's file of a
+// version.
 type File struct {
-	Op, Part int
-	Version  int64
-	Kind     string // a short lowercase name: "delta", "snapshot"
+	Op      int
+	Version int64
+	Kind    string // a short lowercase name: "delta", "snapshot"
 }
 
 func (f File) name() string {
-	return strconv.Itoa(f.Op) + "." + strconv.Itoa(f.Part) + "." + strconv.FormatInt(f.Version, 10) + "." + f.Kind
+	return strconv.Itoa(f.Op) + "." + strconv.FormatInt(f.Version, 10) + "." + f.Kind
 }
 
 // parseFileName is the inverse of File.name; ok is false for other names
 // (temporary files, files of another layout).
 func parseFileName(name string) (File, bool) {
 	parts := strings.Split(name, ".")
-	if len(parts) != 4 || parts[3] == "" {
+	if len(parts) != 3 || parts[2] == "" {
 		return File{}, false
 	}
 	op, err1 := strconv.Atoi(parts[0])
-	part, err2 := strconv.Atoi(parts[1])
-	v, err3 := strconv.ParseInt(parts[2], 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil || checkAddr(op, part) != nil || v < 0 {
+	v, err2 := strconv.ParseInt(parts[1], 10, 64)
+	if err1 != nil || err2 != nil || checkAddr(op, 0) != nil || v < 0 {
 		return File{}, false
 	}
-	return File{Op: op, Part: part, Version: v, Kind: parts[3]}, true
+	return File{Op: op, Version: v, Kind: parts[2]}, true
 }
 
 // pendingFile is a file a Txn writes at Commit.
@@ -89,20 +89,20 @@ func (s *Store) fs() vfs.FS {
 
 func (s *Store) filesDir() string { return s.fs().PathJoin(s.dir, changelogDir) }
 
-// PutFile writes the concatenation of data as the file (op, part, the
-// Txn's version, kind) at Commit, before the version is recorded. data is
-// not copied: the caller leaves it alone until Commit returns. Only for a
+// PutFile writes the concatenation of data as the file (op, the Txn's
+// version, kind) at Commit, before the version is recorded. data is not
+// copied: the caller leaves it alone until Commit returns. Only for a
 // store whose LocalFiles is true.
-func (t *Txn) PutFile(op, part int, kind string, data ...[]byte) {
+func (t *Txn) PutFile(op int, kind string, data ...[]byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.err != nil || t.done {
 		return
 	}
-	f := File{Op: op, Part: part, Version: t.version, Kind: kind}
+	f := File{Op: op, Version: t.version, Kind: kind}
 	switch {
-	case checkAddr(op, part) != nil:
-		t.err = checkAddr(op, part)
+	case checkAddr(op, 0) != nil:
+		t.err = checkAddr(op, 0)
 	case !t.s.LocalFiles():
 		t.err = fmt.Errorf("state: store %s keeps no changelog files (it has a durable copy on object storage): "+
 			"file %s refused; this is a bug", t.s.dir, f.name())
@@ -122,20 +122,21 @@ func isLower(s string) bool {
 	return true
 }
 
-// DropFilesBefore removes, once the Txn is committed, every file of (op,
-// part) of a version before version (a snapshot replaced them).
-func (t *Txn) DropFilesBefore(op, part int, version int64) {
+// DropFilesBefore removes, once the Txn is committed, every file of op of
+// a version before version (a snapshot replaced them).
+func (t *Txn) DropFilesBefore(op int, version int64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.err != nil || t.done {
 		return
 	}
-	t.drops = append(t.drops, File{Op: op, Part: part, Version: version})
+	t.drops = append(t.drops, File{Op: op, Version: version})
 }
 
 // writeFiles writes and syncs the Txn's files, then their directory. The
 // files are written in parallel: their syncs then overlap (a journaling
-// filesystem commits them together).
+// filesystem commits them together). Callers keep files few: creating one
+// costs far more than writing its bytes.
 func (s *Store) writeFiles(version int64, files []pendingFile) error {
 	if len(files) == 0 {
 		return nil
@@ -235,7 +236,7 @@ func (s *Store) dropFiles(drops []File) {
 	}
 	for _, d := range drops {
 		for _, f := range all {
-			if f.Op == d.Op && f.Part == d.Part && f.Version < d.Version {
+			if f.Op == d.Op && f.Version < d.Version {
 				if err := s.fs().Remove(s.fs().PathJoin(s.filesDir(), f.name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
 					s.health.logf("removing the replaced changelog file %s failed: %v", f.name(), err)
 				}
@@ -263,7 +264,7 @@ func (s *Store) listFiles() ([]File, error) {
 }
 
 // Files returns the committed changelog files (version <= Version()),
-// ordered by operator, partition, version and kind.
+// ordered by operator, version and kind.
 func (s *Store) Files() ([]File, error) {
 	if s.isClosed() {
 		return nil, ErrClosed
@@ -283,9 +284,6 @@ func (s *Store) Files() ([]File, error) {
 		a, b := out[i], out[j]
 		if a.Op != b.Op {
 			return a.Op < b.Op
-		}
-		if a.Part != b.Part {
-			return a.Part < b.Part
 		}
 		if a.Version != b.Version {
 			return a.Version < b.Version
