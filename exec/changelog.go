@@ -108,7 +108,9 @@ func newChangelogState(n int) *changelogState {
 // least before a snapshot (Spark's minDeltasForSnapshot is 10 too).
 const DefaultMinDeltasForSnapshot = 10
 
-const minSnapshotBytes = 1 << 20
+// minSnapshotBytes is the least snapshot size the policy counts with (tests
+// lower it to snapshot often).
+var minSnapshotBytes int64 = 1 << 20
 
 func (s *snapshotPolicy) due(minDeltas int) bool {
 	return s.deltas >= 100*minDeltas || (s.deltas >= minDeltas && s.deltaBytes >= max(s.snapBytes, minSnapshotBytes))
