@@ -440,21 +440,25 @@ func (a *aggOperator) update(p int, inputs []*shuffled) error {
 func (a *aggOperator) emit(mem memory.Allocator, p int, watermarkUs int64) ([]arrow.RecordBatch, int64, int64, error) {
 	tab := a.parts[p]
 	var groups, evict []uint32
+	// the watermark closes the groups whose key column col is below
+	// lessThan (and not null)
+	var closedBy *evictRange
 	closed := func() []uint32 {
 		if watermarkUs == noWatermark {
 			return nil
 		}
 		if a.window != nil && a.window.eventTimeCol {
-			return tab.GroupsWhere(a.physOf[a.window.index], watermarkUs-a.window.size+1)
-		}
-		if a.eventKey >= 0 {
+			closedBy = &evictRange{a.physOf[a.window.index], watermarkUs - a.window.size + 1}
+		} else if a.eventKey >= 0 {
 			col := a.physOf[a.eventKey]
 			if a.structKey[a.eventKey] {
 				col++ // a window closes with its end
 			}
-			return tab.GroupsWhere(col, watermarkUs+1)
+			closedBy = &evictRange{col, watermarkUs + 1}
+		} else {
+			return nil
 		}
-		return nil
+		return tab.GroupsWhere(closedBy.col, closedBy.lessThan)
 	}
 	dirty := tab.TakeDirty()
 	switch a.mode {
@@ -467,7 +471,10 @@ func (a *aggOperator) emit(mem memory.Allocator, p int, watermarkUs int64) ([]ar
 		groups = closed()
 		evict = groups
 	}
-	if err := a.recordChanges(p, dirty, evict); err != nil {
+	if len(evict) == 0 {
+		closedBy = nil
+	}
+	if err := a.recordChanges(p, dirty, evict, closedBy); err != nil {
 		return nil, 0, 0, err
 	}
 	var rec arrow.RecordBatch

@@ -12,38 +12,73 @@ import (
 // order-preserving encoding of the group key, value = the group's
 // accumulator states (agg.Table.EncodeStates).
 
+// evictRange says which groups the watermark evicts: those whose key
+// column col is not null and below lessThan (agg.Table.GroupsWhere).
+type evictRange struct {
+	col      int
+	lessThan int64
+}
+
 // recordChanges captures the durable form of groups updated (dirty) and
 // evicted in partition p, before eviction renumbers the groups. It encodes
 // them straight into the partition's delta (blob rows, changelog.go), on
 // the partition's worker: the commit only writes the bytes.
-func (a *aggOperator) recordChanges(p int, dirty, evict []uint32) error {
+//
+// When the evicted groups are exactly those whose first key column is below
+// a bound (closedBy: a window start or event time as the first grouping
+// key), the delta says so in one range deletion instead of a row per
+// group, and leaves out the groups both updated and evicted in the batch:
+// a put the range deletion removes right after is no change. The durable
+// rows are the table's groups as of the last commit, so the rows the range
+// removes are exactly the evicted groups (their first key column encodes
+// as the range's prefix, and no null does).
+func (a *aggOperator) recordChanges(p int, dirty, evict []uint32, closedBy *evictRange) error {
 	if !a.durable || len(dirty)+len(evict) == 0 {
 		return nil
 	}
 	tab := a.parts[p]
 	ch := &a.changes[p]
 	if a.intKeys() {
+		ht := tab.HashTable()
+		byRange := closedBy != nil && closedBy.col == 0
+		if byRange {
+			kept := make([]uint32, 0, len(dirty))
+			for _, g := range dirty {
+				if ht.KeyIsNull(0, g) || ht.KeyInt64(0, g) >= closedBy.lessThan {
+					kept = append(kept, g)
+				}
+			}
+			dirty = kept
+		}
 		vals := tab.EncodeStates(dirty)
 		keyLen := 9 * len(a.keyTypes)
-		size := len(dirty)*(2+keyLen+binary.MaxVarintLen32) + len(evict)*(2+keyLen)
+		size := len(dirty)*(2+keyLen+binary.MaxVarintLen32) + 32
+		if !byRange {
+			size += len(evict) * (2 + keyLen)
+		}
 		for _, v := range vals {
 			size += len(v)
 		}
 		if ch.body == nil {
 			ch.body = make([]byte, 0, size)
 		}
-		ht := tab.HashTable()
 		b := ch.body
 		for i, g := range dirty {
-			b = appendIntKey(append(b, 1), ht, len(a.keyTypes), g)
+			b = appendIntKey(append(b, rowPut), ht, len(a.keyTypes), g)
 			b = binary.AppendUvarint(b, uint64(len(vals[i])))
 			b = append(b, vals[i]...)
 		}
-		for _, g := range evict {
-			b = appendIntKey(append(b, 0), ht, len(a.keyTypes), g)
+		ch.rows += len(dirty)
+		if byRange {
+			b = appendRangeDelete(b, []byte{keyNotNullMarker}, columnar.AppendInt64Key(nil, closedBy.lessThan))
+			ch.rows++
+		} else {
+			for _, g := range evict {
+				b = appendIntKey(append(b, rowDelete), ht, len(a.keyTypes), g)
+			}
+			ch.rows += len(evict)
 		}
 		ch.body = b
-		ch.rows += len(dirty) + len(evict)
 		return nil
 	}
 	if len(dirty) > 0 {
@@ -63,6 +98,10 @@ func (a *aggOperator) recordChanges(p int, dirty, evict []uint32) error {
 	}
 	return nil
 }
+
+// keyNotNullMarker starts the encoding of a non-null key column
+// (columnar.EncodeKeys); every null one sorts before it.
+const keyNotNullMarker = 0x01
 
 // intKeys reports whether every group key column is an integer, date or
 // timestamp, which the hash table keeps as int64 values: their key

@@ -404,9 +404,17 @@ func restoreChangelog(store *state.Store, op int, st snapshotter, n int, cs *cha
 	return nil
 }
 
+// Row kinds of a blob.
+const (
+	rowDelete      = 0
+	rowPut         = 1
+	rowDeleteRange = 2 // every row whose key is in [lo, hi)
+)
+
 // encodeBlob encodes puts then deletes: uvarint count, then per row a kind
-// byte (1 put, 0 delete), uvarint key length, key, and for puts uvarint
-// value length and value.
+// byte (rowPut, rowDelete, rowDeleteRange), uvarint key length, key, and
+// for puts uvarint value length and value, for a range deletion uvarint
+// length and the range's end (its key is the start). Rows apply in order.
 func encodeBlob(putKeys, putVals, delKeys [][]byte) []byte {
 	size := 10
 	for i, k := range putKeys {
@@ -418,18 +426,27 @@ func encodeBlob(putKeys, putVals, delKeys [][]byte) []byte {
 	b := make([]byte, 0, size)
 	b = binary.AppendUvarint(b, uint64(len(putKeys)+len(delKeys)))
 	for i, k := range putKeys {
-		b = append(b, 1)
+		b = append(b, rowPut)
 		b = binary.AppendUvarint(b, uint64(len(k)))
 		b = append(b, k...)
 		b = binary.AppendUvarint(b, uint64(len(putVals[i])))
 		b = append(b, putVals[i]...)
 	}
 	for _, k := range delKeys {
-		b = append(b, 0)
+		b = append(b, rowDelete)
 		b = binary.AppendUvarint(b, uint64(len(k)))
 		b = append(b, k...)
 	}
 	return b
+}
+
+// appendRangeDelete appends a row deleting the keys in [lo, hi).
+func appendRangeDelete(b, lo, hi []byte) []byte {
+	b = append(b, rowDeleteRange)
+	b = binary.AppendUvarint(b, uint64(len(lo)))
+	b = append(b, lo...)
+	b = binary.AppendUvarint(b, uint64(len(hi)))
+	return append(b, hi...)
 }
 
 func applyBlob(rows map[string][]byte, b []byte) error {
@@ -458,16 +475,26 @@ func applyBlob(rows map[string][]byte, b []byte) error {
 			return err
 		}
 		switch kind {
-		case 1:
+		case rowPut:
 			val, err := read()
 			if err != nil {
 				return err
 			}
 			rows[string(key)] = bytes.Clone(val)
-		case 0:
+		case rowDelete:
 			delete(rows, string(key))
+		case rowDeleteRange:
+			hi, err := read()
+			if err != nil {
+				return err
+			}
+			for k := range rows {
+				if k >= string(key) && k < string(hi) {
+					delete(rows, k)
+				}
+			}
 		default:
-			return fmt.Errorf("corrupt blob: row kind %d", kind)
+			return fmt.Errorf("row kind %d: written by a newer Millrace (or corrupt); upgrade Millrace", kind)
 		}
 	}
 	if len(b) != 0 {
