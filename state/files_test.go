@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -89,5 +90,48 @@ func TestFilesRefusedWithRemote(t *testing.T) {
 	txn.PutFile(0, "delta", []byte("x"))
 	if txn.err == nil {
 		t.Fatal("a store with a durable copy took a file")
+	}
+}
+
+// TestLayoutVersionUpgrade: a store of layout 1 (before the changelog
+// files) opens and its first commit marks it 2, so that an older Millrace,
+// which would not see the files, refuses it; a later layout is refused.
+func TestLayoutVersionUpgrade(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "st")
+	s, err := Open(dir, Options{QueryID: "q"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	setFormat := func(v string) {
+		if err := s.db.Set(keyFormat, []byte(v), nil); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	}
+	format := func() string {
+		f, _, err := s.getRaw(keyFormat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(f)
+	}
+	setFormat("1")
+	if s, err = Open(dir, Options{QueryID: "q"}); err != nil {
+		t.Fatalf("a store of layout 1: %v", err)
+	}
+	if f := format(); f != "1" {
+		t.Fatalf("layout %q before the first commit", f)
+	}
+	txn := s.Begin(0)
+	txn.PutFile(0, "delta", []byte("x"))
+	if err := txn.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if f := format(); f != formatVersion {
+		t.Fatalf("layout %q after the first commit, want %s", f, formatVersion)
+	}
+	setFormat("3")
+	if _, err = Open(dir, Options{QueryID: "q"}); err == nil || !strings.Contains(err.Error(), "upgrade Millrace") {
+		t.Fatalf("a store of layout 3: %v", err)
 	}
 }

@@ -27,8 +27,15 @@ var (
 	keyRowsPrefix  = metaKey("rows/")       // + [op][part]: rows int64, bytes int64
 )
 
-// formatVersion is the on-disk layout version written by this code.
-const formatVersion = "1"
+// formatVersion is the on-disk layout version written by this code: 2
+// since the changelog files beside Pebble (files.go), which a reader of
+// version 1 would not see (it would restore an empty state). A store of
+// version 1 is read as is and marked 2 by its first commit, so an older
+// Millrace refuses it from then on instead of misreading it.
+const formatVersion = "2"
+
+// readableFormats are the layout versions this code reads.
+var readableFormats = map[string]bool{"1": true, formatVersion: true}
 
 func metaKey(name string) []byte {
 	return append(append([]byte{}, metaPrefix...), name...)

@@ -102,6 +102,9 @@ type Store struct {
 	// filesDirty: a commit wrote changelog files and did not finish; the
 	// next one removes them first (files.go).
 	filesDirty bool
+	// oldFormat: the store's layout record is an older readable version;
+	// the next commit writes formatVersion.
+	oldFormat bool
 }
 
 // partCounts is the live size of one partition.
@@ -298,9 +301,11 @@ func (s *Store) load() error {
 	}
 	if f, ok, err := s.getRaw(keyFormat); err != nil {
 		return err
-	} else if ok && string(f) != formatVersion {
-		return fmt.Errorf("state: store %s has layout version %q; this Millrace reads version %s only: upgrade Millrace",
+	} else if ok && !readableFormats[string(f)] {
+		return fmt.Errorf("state: store %s has layout version %q; this Millrace reads versions 1 to %s only: upgrade Millrace",
 			s.dir, f, formatVersion)
+	} else if ok && string(f) != formatVersion {
+		s.oldFormat = true // the next commit marks it
 	}
 	v, ok, err := s.getRaw(keyVersion)
 	if err != nil {

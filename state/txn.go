@@ -289,6 +289,12 @@ func (t *Txn) Commit() error {
 	var vbuf [8]byte
 	binary.BigEndian.PutUint64(vbuf[:], uint64(t.version))
 	final.Set(keyVersion, vbuf[:], nil)
+	s.mu.Lock()
+	markFormat := s.oldFormat
+	s.mu.Unlock()
+	if markFormat {
+		final.Set(keyFormat, []byte(formatVersion), nil)
+	}
 
 	s.mu.Lock()
 	newCounts := make(map[partID]partCounts, len(parts))
@@ -358,6 +364,9 @@ func (t *Txn) Commit() error {
 
 	s.mu.Lock()
 	s.version = t.version
+	if markFormat {
+		s.oldFormat = false
+	}
 	s.last = make(map[partID]*partChange, len(parts))
 	for _, p := range parts {
 		s.last[p.id] = &partChange{updated: p.updated, removed: p.removed}
