@@ -21,6 +21,7 @@ func FuzzChangelogBlob(f *testing.F) {
 	f.Add(encodeBlob(nil, nil, nil))
 	f.Add(encodeBlob([][]byte{bytes.Repeat([]byte{0xff}, 200)}, [][]byte{bytes.Repeat([]byte("x"), 300)}, nil))
 	f.Add([]byte{0x02, 0x01, 0x01, 'a', 0x00, 0x00, 0x01, 'a'})
+	f.Add(appendRangeDelete([]byte{0x01}, []byte("a"), []byte("k"))) // a range deletion
 	base := map[string][]byte{"k1": []byte("old"), "a": []byte("A")}
 	f.Fuzz(func(t *testing.T, blob []byte) {
 		defer fuzzutil.Watchdog(blob)()

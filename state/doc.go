@@ -10,13 +10,45 @@
 // with Sync. The engine (exec/changelog.go) stores each state partition as
 // a changelog: one delta blob per batch with the rows it put or deleted, and
 // from time to time a snapshot blob of every row that replaces the deltas
-// before it (DeleteRange) — one Pebble write per partition instead of one
-// per row, which is what lets commits keep pace with the hash tables. So the durable copy is exact at each commit: after a crash the
+// before it — one write per partition instead of one per row, which is what
+// lets commits keep pace with the hash tables. In a local store the blobs
+// are changelog files beside Pebble (see Changelog files), written once
+// instead of through Pebble's WAL, memtable, flushes and compactions; in a
+// store with a durable copy on object storage they are Pebble rows. So the
+// durable copy is exact at each commit: after a crash the
 // store is at version N or N-1, never in between, and a restart reloads the
-// hash tables from it (Scan) at exactly the last committed version. The store
+// hash tables from it (Scan, Files) at exactly the last committed version. The store
 // never applies a version twice (ErrVersionCommitted): recovery compares
 // Version with the checkpoint's logs to decide whether batch N must re-run
 // (see the Recovery section of DESIGN.md and package checkpoint).
+//
+// # Changelog files
+//
+// Txn.PutFile writes a file <dir>/changelog/<op>.<version>.<kind> (the
+// caller's bytes and their CRC-32C) at Commit; Txn.DropFilesBefore removes
+// an operator's older files once the commit is durable (files.go). Commit
+// runs: (1) write and fdatasync the version's files (in parallel), then
+// fsync the changelog directory; (2) apply the Pebble batch recording the
+// version with Sync; (3) remove the dropped files. At every crash point:
+//
+//   - during or after (1), before (2): the store is at N-1. Files of
+//     version N may exist, whole or torn; Files lists only versions <=
+//     Version(), Open removes the later ones (and a commit that failed in
+//     this process makes the next one remove them first), so batch N's
+//     re-run writes its own and nothing of the torn attempt is read.
+//   - after (2): the files of N are complete and their names durable
+//     (synced before the version record), so a restore at N finds them.
+//   - during (3): files older than a committed snapshot are left; readers
+//     start from the latest snapshot and ignore them, and the next
+//     snapshot drops them again.
+//
+// A file whose CRC does not match is refused, naming the file. The store's
+// layout version is 2 since the files: a store of layout 1 (blobs as
+// Pebble rows only) is read as is and marked 2 by its first commit, after
+// which an older Millrace refuses it ("upgrade Millrace") instead of
+// restoring it without its files. A store with a durable copy on object
+// storage keeps no files (PutFile refuses): its deltas are the Pebble
+// batches it uploads.
 //
 // # Terms
 //
@@ -75,7 +107,8 @@
 //   - <version>.delta: the Pebble batch Commit applies (every put, delete
 //     and range deletion of the Txn, the version record and the row counts),
 //     zstd-compressed. The engine's own changelog (exec/changelog.go) keeps
-//     it small: one blob per changed partition, not one row per group.
+//     it small: one blob per changed partition, not one row per group; such
+//     a store keeps the blobs as Pebble rows, not changelog files.
 //   - <version>.snapshot: every key of the store as of that version,
 //     uploaded every SnapshotEvery versions (Spark's minDeltasForSnapshot).
 //
