@@ -78,6 +78,9 @@ func TestIntKeyEncodingMatches(t *testing.T) {
 // table's groups and states.
 func TestAggregationDeltasRestore(t *testing.T) {
 	const parts, sec = 3, int64(1_000_000)
+	old := smallDeltaBytes
+	smallDeltaBytes = 2000 // deltas as files and as Pebble rows
+	defer func() { smallDeltaBytes = old }()
 	mem := memory.DefaultAllocator
 	sch := arrow.NewSchema([]arrow.Field{
 		{Name: "t", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"},

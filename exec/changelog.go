@@ -33,7 +33,9 @@ import (
 //     the last snapshot weigh as much as it (snapshotPolicy), and the
 //     committed snapshot drops the files before it. File content: a format
 //     byte (changelogFormat), then per partition uvarint partition id,
-//     uvarint blob length, blob.
+//     uvarint blob length, blob. A batch's deltas under smallDeltaBytes
+//     are Pebble rows (below) instead, in the batch's atomic commit; the
+//     next snapshot deletes them.
 //   - A store with a durable copy on object storage, and every local store
 //     written before the files (the old layout, still read): as Pebble
 //     rows under (operator, partition), committed in the same atomic batch
@@ -194,6 +196,18 @@ func persistChangelog(txn *state.Txn, files bool, op int, batch int64, st snapsh
 		txn.DropFilesBefore(op, batch)
 		cs.files = snapshotPolicy{snapBytes: size}
 		cs.pebbleRows = false
+	case anyChange && size < smallDeltaBytes:
+		// A small delta goes into the Pebble batch that records the
+		// version, whose WAL is synced anyway: no file to create and
+		// sync. The next snapshot deletes the rows.
+		for p, sec := range sections {
+			if len(sec) > 0 {
+				txn.Put(op, p, blobKey('d', batch), bytes.Join(sec[1:], nil))
+			}
+		}
+		cs.pebbleRows = true
+		cs.files.deltas++
+		cs.files.deltaBytes += size
 	case anyChange:
 		txn.PutFile(op, deltaFile, chunks...)
 		cs.files.deltas++
@@ -201,6 +215,11 @@ func persistChangelog(txn *state.Txn, files bool, op int, batch int64, st snapsh
 	}
 	return nil
 }
+
+// smallDeltaBytes is the size under which a batch's deltas are Pebble rows
+// rather than a changelog file: creating and syncing a file (and its
+// directory) costs more than a small write to the WAL.
+var smallDeltaBytes int64 = 256 << 10
 
 // section returns the chunks of partition p's section of a changelog
 // file: its header, then the blob's chunks.

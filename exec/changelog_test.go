@@ -111,11 +111,13 @@ func (f *fakeState) equal(g *fakeState) bool {
 // upgraded Millrace does, and checks that the first commit after the
 // switch removes the rows and that snapshots drop the files before them.
 func TestChangelogFilesRestore(t *testing.T) {
-	old := minSnapshotBytes
+	old, oldSmall := minSnapshotBytes, smallDeltaBytes
 	minSnapshotBytes = 0
-	defer func() { minSnapshotBytes = old }()
+	defer func() { minSnapshotBytes, smallDeltaBytes = old, oldSmall }()
 	const n, op, batches, switchAt = 4, 1, 40, 12
 	for seed := uint64(1); seed <= 3; seed++ {
+		// deltas as files, as Pebble rows (small), or either by size
+		smallDeltaBytes = []int64{0, 1 << 30, 60}[seed-1]
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 7))
 			dir := filepath.Join(t.TempDir(), "state")
@@ -207,6 +209,9 @@ func TestChangelogFilesRestore(t *testing.T) {
 // TestChangelogFileRefusals: a file of an unknown format or kind, or one
 // that fails its checksum, is refused with a message, never misread.
 func TestChangelogFileRefusals(t *testing.T) {
+	old := smallDeltaBytes
+	smallDeltaBytes = 0 // every delta a file
+	defer func() { smallDeltaBytes = old }()
 	dir := filepath.Join(t.TempDir(), "state")
 	store, err := state.Open(dir, state.Options{QueryID: "q", NoRowCount: true})
 	if err != nil {
