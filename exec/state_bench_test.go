@@ -35,9 +35,10 @@ func (s schemaSource) Close() error                { return nil }
 // BenchmarkStateCommit measures committed state-row updates per second:
 // each iteration updates 64K groups of an aggregation (count, sum by an
 // int64 key, 16 state partitions, 1M groups held) and commits them durably:
-// encoding the changed groups, one delta blob per partition (snapshots as
-// the policy decides) and the synced Pebble commit. The aggregation update
-// itself is not timed.
+// encoding the changed groups, one delta blob per partition in the
+// operator's changelog file (snapshots as the policy decides), the file
+// and the Pebble commit synced. The aggregation update itself is not
+// timed.
 func BenchmarkStateCommit(b *testing.B) {
 	sch := arrow.NewSchema([]arrow.Field{
 		{Name: "k", Type: arrow.PrimitiveTypes.Int64},
