@@ -103,6 +103,24 @@ func tumblingMaxes(g *Generator, events int64) (map[int64]int64, int64) {
 	return best, maxTs
 }
 
+// closedWindows returns the keys of counts whose window ends by the
+// watermark wm and for which keep holds, by window and auction.
+func closedWindows(counts map[windowAuction]int64, size, wm int64, keep func(windowAuction, int64) bool) []windowAuction {
+	var rows []windowAuction
+	for k, n := range counts {
+		if k.window+size <= wm && keep(k, n) {
+			rows = append(rows, k)
+		}
+	}
+	slices.SortFunc(rows, func(a, b windowAuction) int {
+		if c := cmp.Compare(a.window, b.window); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.auction, b.auction)
+	})
+	return rows
+}
+
 // windowAuction keys q5's counts: a sliding window's start and an auction.
 type windowAuction struct{ window, auction int64 }
 
@@ -220,18 +238,7 @@ func OracleQ5(g *Generator, events int64) Result {
 	for k, n := range counts {
 		best[k.window] = max(best[k.window], n)
 	}
-	var rows []windowAuction
-	for k, n := range counts {
-		if k.window+size <= wm && n == best[k.window] {
-			rows = append(rows, k)
-		}
-	}
-	slices.SortFunc(rows, func(a, b windowAuction) int {
-		if c := cmp.Compare(a.window, b.window); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.auction, b.auction)
-	})
+	rows := closedWindows(counts, size, wm, func(k windowAuction, n int64) bool { return n == best[k.window] })
 	for _, k := range rows {
 		s.b.Field(0).(*array.Int64Builder).Append(k.auction)
 		s.b.Field(1).(*array.Int64Builder).Append(counts[k])

@@ -1,7 +1,6 @@
 package nexmark
 
 import (
-	"cmp"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -34,18 +33,7 @@ func OracleQ5Window(g *Generator, events int64) Result {
 		return s.done()
 	}
 	wm := closedBy(maxTs)
-	var rows []windowAuction
-	for k := range counts {
-		if k.window+size <= wm {
-			rows = append(rows, k)
-		}
-	}
-	slices.SortFunc(rows, func(a, b windowAuction) int {
-		if c := cmp.Compare(a.window, b.window); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.auction, b.auction)
-	})
+	rows := closedWindows(counts, size, wm, func(windowAuction, int64) bool { return true })
 	for _, k := range rows {
 		s.b.Field(0).(*array.TimestampBuilder).Append(arrow.Timestamp(k.window))
 		s.b.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(k.window + size))
