@@ -9,7 +9,9 @@ import (
 
 // Batch is one micro-batch handed to a ForeachBatch function: its id, the
 // query id, the output mode, the schema and the rows as Arrow records
-// (valid while the function runs).
+// (valid while the function runs: their buffers may be reused after it
+// returns, so copy what you keep, such as a string column's Value, which
+// points into its buffer, or Retain the record).
 type Batch = foreachbatch.Batch
 
 // ForeachBatch starts configuring a query that calls fn with each

@@ -15,10 +15,11 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
-// TestDictionaryColumnsReadAsPlain checks the dictionary path against the
-// plain one on files that exercise it: several row groups, each with its
-// own dictionary, batches spanning them, nulls, a column whose dictionary
-// overflows into plain pages (read the plain way), large strings, binary,
+// TestDictionaryColumnsReadAsPlain checks the dictionary path and the
+// direct one against pqarrow's plain one on files that exercise them:
+// several row groups, each with its own dictionary, batches spanning them,
+// nulls and empty strings, a column whose dictionary overflows into plain
+// pages, large strings (which only the dictionary path takes), binary,
 // and a memory-checked allocator for leaks.
 func TestDictionaryColumnsReadAsPlain(t *testing.T) {
 	for _, large := range []bool{false, true} {
@@ -34,14 +35,16 @@ func TestDictionaryColumnsReadAsPlain(t *testing.T) {
 				if len(got) != 3 { // low, nullable, bin; not overflow
 					t.Fatalf("dictionary columns %v, want the three dictionary-only ones", got)
 				}
-				plain := readAll(t, data, batchRows, false)
-				dict := readAll(t, data, batchRows, true)
-				if len(plain) != len(dict) {
-					t.Fatalf("%d rows plain, %d via dictionaries", len(plain), len(dict))
-				}
-				for i := range plain {
-					if plain[i] != dict[i] {
-						t.Fatalf("row %d: plain %q, via dictionaries %q", i, plain[i], dict[i])
+				plain := readAll(t, data, batchRows, modePlain)
+				for _, m := range []readMode{modeDicts, modeDefault} {
+					other := readAll(t, data, batchRows, m)
+					if len(plain) != len(other) {
+						t.Fatalf("%d rows plain, %d %s", len(plain), len(other), m)
+					}
+					for i := range plain {
+						if plain[i] != other[i] {
+							t.Fatalf("row %d: plain %q, %s %q", i, plain[i], m, other[i])
+						}
 					}
 				}
 			})
@@ -49,17 +52,34 @@ func TestDictionaryColumnsReadAsPlain(t *testing.T) {
 	}
 }
 
-func readAll(t *testing.T, data []byte, batchRows int64, dicts bool) []string {
+// readMode says which of the reader's paths a test read takes.
+type readMode struct{ dicts, direct bool }
+
+var (
+	modePlain   = readMode{}                          // pqarrow's plain path only
+	modeDicts   = readMode{dicts: true}               // dictionaries, no direct columns
+	modeDefault = readMode{dicts: true, direct: true} // what the reader does
+)
+
+func (m readMode) String() string { return fmt.Sprintf("dicts=%v/direct=%v", m.dicts, m.direct) }
+
+func readAll(t *testing.T, data []byte, batchRows int64, m readMode) []string {
 	t.Helper()
-	return readCols(t, data, batchRows, dicts, func(string) bool { return true })
+	return readCols(t, data, batchRows, m, func(string) bool { return true })
 }
 
-func readCols(t *testing.T, data []byte, batchRows int64, dicts bool, want func(string) bool) []string {
+func readCols(t *testing.T, data []byte, batchRows int64, m readMode, want func(string) bool) []string {
 	t.Helper()
-	readDicts = dicts
-	defer func() { readDicts = true }()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
+	return readWith(t, mem, data, batchRows, m, want)
+}
+
+// readWith reads the file in data with mem, each row as a string.
+func readWith(t *testing.T, mem memory.Allocator, data []byte, batchRows int64, m readMode, want func(string) bool) []string {
+	t.Helper()
+	readDicts, readDirect = m.dicts, m.direct
+	defer func() { readDicts, readDirect = true, true }()
 	var rows []string
 	err := ReadFrom(context.Background(), mem, bytes.NewReader(data), "test", batchRows, want,
 		func(rec arrow.RecordBatch, n int64) error {
@@ -116,6 +136,8 @@ func dictTestFile(t *testing.T, large bool) []byte {
 			appendStr(b.Field(1), low)
 			if r.IntN(3) == 0 {
 				b.Field(2).AppendNull()
+			} else if r.IntN(7) == 0 {
+				appendStr(b.Field(2), "")
 			} else {
 				appendStr(b.Field(2), fmt.Sprintf("n%d", r.IntN(5)))
 			}

@@ -21,10 +21,12 @@ import (
 // CPU-second (BENCHMARKS "Parquet scan"). Only flat columns whose Arrow
 // type is the physical type's own bits qualify (int32/int64 and what is
 // stored in them as such: dates, times, timestamps, unsigned integers;
-// float, double); everything else (narrow integers, decimals, INT96,
-// booleans, strings, nested columns) goes through pqarrow.
+// float, double), and flat byte arrays read as strings or binaries
+// (direct_binary.go); everything else (narrow integers, decimals, INT96,
+// booleans, large strings, nested columns) goes through pqarrow.
 
-// directCol reads one flat fixed-width column across the row groups.
+// directCol reads one flat fixed-width or binary column across the row
+// groups.
 type directCol struct {
 	field  arrow.Field // the output field, as pqarrow's manifest gives it
 	leaf   int
@@ -34,6 +36,11 @@ type directCol struct {
 	rg     int // the row group cr reads; -1 before the first
 	cr     file.ColumnChunkReader
 	defs   []int16 // definition levels of a batch (optional columns)
+
+	// binary columns (readBinary)
+	binary      bool
+	vals        []parquet.ByteArray // a batch's values, aliasing a page
+	bytesPerRow float64             // value bytes per row so far: the next buffer's size
 }
 
 // directFixed is whether a leaf of physical type phys read as t can be
@@ -71,11 +78,20 @@ func newDirectCol(pf *file.Reader, sf pqarrow.SchemaField, inferred arrow.DataTy
 	if c.MaxRepetitionLevel() > 0 || c.MaxDefinitionLevel() > 1 || len(c.ColumnPath()) != 1 {
 		return nil
 	}
-	width, ok := directFixed(c.PhysicalType(), sf.Field.Type)
-	if !ok || !sameBits(sf.Field.Type, inferred) {
+	if !sameBits(sf.Field.Type, inferred) {
 		return nil
 	}
-	return &directCol{field: *sf.Field, leaf: sf.ColIndex, phys: c.PhysicalType(), width: width, maxDef: c.MaxDefinitionLevel(), rg: -1}
+	d := &directCol{field: *sf.Field, leaf: sf.ColIndex, phys: c.PhysicalType(), maxDef: c.MaxDefinitionLevel(), rg: -1}
+	if directBinary(d.phys, sf.Field.Type) {
+		d.binary = true
+		return d
+	}
+	width, ok := directFixed(d.phys, sf.Field.Type)
+	if !ok {
+		return nil
+	}
+	d.width = width
+	return d
 }
 
 // sameBits is whether a and b are the same type up to a timestamp's time
@@ -90,6 +106,14 @@ func sameBits(a, b arrow.DataType) bool {
 
 // read returns the column's next n rows as an array.
 func (d *directCol) read(mem memory.Allocator, pf *file.Reader, n int) (arrow.Array, error) {
+	if d.binary {
+		return d.readBinary(mem, pf, n)
+	}
+	return d.readFixed(mem, pf, n)
+}
+
+// readFixed returns the column's next n rows as a fixed-width array.
+func (d *directCol) readFixed(mem memory.Allocator, pf *file.Reader, n int) (arrow.Array, error) {
 	vals := memory.NewResizableBuffer(mem)
 	vals.Resize(n * d.width)
 	if d.maxDef > 0 && cap(d.defs) < n {
@@ -120,13 +144,10 @@ func (d *directCol) read(mem memory.Allocator, pf *file.Reader, n int) (arrow.Ar
 		levels += int(total)
 		values += got
 	}
-	var nulls *memory.Buffer
-	nullCount := n - values
-	if nullCount > 0 {
-		nulls = memory.NewResizableBuffer(mem)
-		nulls.Resize(int(bitutil.BytesForBits(int64(n))))
-		spread(vals.Bytes(), d.width, defs, d.maxDef, values, nulls.Bytes())
+	if values < n {
+		spread(vals.Bytes(), d.width, defs, d.maxDef, values)
 	}
+	nulls, nullCount := d.validity(mem, n, values)
 	data := array.NewData(d.field.Type, n, []*memory.Buffer{nulls, vals}, nil, nullCount, 0)
 	vals.Release()
 	if nulls != nil {
@@ -147,6 +168,13 @@ func (d *directCol) nextRowGroup(pf *file.Reader) error {
 		return fmt.Errorf("column %s, row group %d: %w", d.field.Name, d.rg, err)
 	}
 	d.cr = cr
+	if d.binary && d.bytesPerRow == 0 {
+		// the chunk's uncompressed bytes per row (lengths and page
+		// headers included): the first batch's buffer size
+		if md, err := pf.MetaData().RowGroup(d.rg).ColumnChunk(d.leaf); err == nil && md.NumValues() > 0 {
+			d.bytesPerRow = float64(md.TotalUncompressedSize()) / float64(md.NumValues())
+		}
+	}
 	return nil
 }
 
@@ -168,18 +196,37 @@ func (d *directCol) readBatch(n int64, buf []byte, at int, defs []int16) (int64,
 
 // spread moves the dense values (the first `values` of buf, width bytes
 // each) to the rows whose definition level says present, last first so
-// that no value is overwritten before it moves, zeroes the null rows'
-// slots, and sets bits for the present rows.
-func spread(buf []byte, width int, defs []int16, maxDef int16, values int, bits []byte) {
+// that no value is overwritten before it moves, and zeroes the null rows'
+// slots.
+func spread(buf []byte, width int, defs []int16, maxDef int16, values int) {
 	j := values - 1
 	for i := len(defs) - 1; i >= 0; i-- {
 		dst := buf[i*width : (i+1)*width]
 		if defs[i] == maxDef {
 			copy(dst, buf[j*width:(j+1)*width])
-			bitutil.SetBit(bits, i)
 			j--
 		} else {
 			clear(dst)
 		}
 	}
+}
+
+// validity returns the validity bitmap of a batch of n rows of which
+// `values` are present, from its definition levels, and the null count;
+// nil when no row is null. Every byte is written: the allocator's memory
+// may be recycled, not zeroed.
+func (d *directCol) validity(mem memory.Allocator, n, values int) (*memory.Buffer, int) {
+	if values == n {
+		return nil, 0
+	}
+	nulls := memory.NewResizableBuffer(mem)
+	nulls.Resize(int(bitutil.BytesForBits(int64(n))))
+	bits := nulls.Bytes()
+	clear(bits)
+	for i, def := range d.defs[:n] {
+		if def == d.maxDef {
+			bitutil.SetBit(bits, i)
+		}
+	}
+	return nulls, n - values
 }

@@ -64,25 +64,26 @@ func TestDirectColumnsReadAsPqarrow(t *testing.T) {
 			direct = append(direct, sf.Field.Name)
 		}
 	}
-	if got := fmt.Sprint(direct); got != "[i64 i64n i32 f64n f32 ts tsn date u64 ts_ns_stored]" {
+	if got := fmt.Sprint(direct); got != "[i64 i64n i32 f64n f32 ts tsn date u64 s bin ts_ns_stored]" {
 		t.Fatalf("direct columns %s", got)
 	}
 }
 
 func readAllWith(t *testing.T, data []byte, batchRows int64, direct bool) []string {
 	t.Helper()
-	readDirect = direct
-	defer func() { readDirect = true }()
-	all := readAll(t, data, batchRows, true)
+	m := readMode{dicts: true, direct: direct}
+	all := readAll(t, data, batchRows, m)
 	// and with only direct columns wanted (no pqarrow record reader)
-	some := readCols(t, data, batchRows, true, func(name string) bool { return name == "i64n" || name == "ts" || name == "date" })
+	some := readCols(t, data, batchRows, m, func(name string) bool { return name == "i64n" || name == "ts" || name == "date" || name == "s" })
 	return append(all, some...)
 }
 
 // directTestFile writes 4 row groups of 2500 rows of fixed-width columns,
 // required and optional (about a quarter null), low cardinality (so that
-// dictionaries hold) and not, plus an int8, a decimal and a string that
-// the direct path leaves to pqarrow.
+// dictionaries hold) and not, a low-cardinality optional string and a
+// binary of random lengths (0 to 300 bytes, so that pages and batches
+// split its values unevenly), plus an int8 and a decimal that the direct
+// path leaves to pqarrow.
 func directTestFile(t *testing.T, dict, v2, stored bool) []byte {
 	t.Helper()
 	tsUTC := &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
@@ -99,6 +100,7 @@ func directTestFile(t *testing.T, dict, v2, stored bool) []byte {
 		{Name: "i8", Type: arrow.PrimitiveTypes.Int8},
 		{Name: "dec", Type: &arrow.Decimal128Type{Precision: 12, Scale: 2}},
 		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "bin", Type: arrow.BinaryTypes.Binary},
 		// ns in Arrow, coerced to µs when written: both paths read µs
 		{Name: "ts_ns_stored", Type: &arrow.TimestampType{Unit: arrow.Nanosecond}},
 	}, nil)
@@ -156,7 +158,8 @@ func directTestFile(t *testing.T, dict, v2, stored bool) []byte {
 			} else {
 				b.Field(11).(*array.StringBuilder).Append(fmt.Sprint("s", r.IntN(9)))
 			}
-			b.Field(12).(*array.TimestampBuilder).Append(arrow.Timestamp((1_700_000_000_000_000 + row) * 1000))
+			b.Field(12).(*array.BinaryBuilder).Append(binValue(r))
+			b.Field(13).(*array.TimestampBuilder).Append(arrow.Timestamp((1_700_000_000_000_000 + row) * 1000))
 		}
 		rec := b.NewRecordBatch()
 		if err := w.Write(rec); err != nil {
@@ -168,4 +171,17 @@ func directTestFile(t *testing.T, dict, v2, stored bool) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// binValue is a random byte string of 0 to 300 bytes, empty one time in
+// ten.
+func binValue(r *rand.Rand) []byte {
+	if r.IntN(10) == 0 {
+		return []byte{}
+	}
+	v := make([]byte, r.IntN(301))
+	for i := range v {
+		v[i] = byte(r.IntN(256))
+	}
+	return v
 }

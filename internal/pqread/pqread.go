@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -33,7 +34,7 @@ import (
 func Read(ctx context.Context, mem memory.Allocator, path, what string, batchRows int64,
 	want func(name string) bool, emit func(rec arrow.RecordBatch, rows int64) error) error {
 	where := strings.TrimSpace(what + " " + path)
-	pf, err := guard(where, func() (*file.Reader, error) { return file.OpenParquetFile(path, false) })
+	pf, err := guard(where, func() (*file.Reader, error) { return file.OpenParquetFile(path, false, readOptions()...) })
 	if err != nil {
 		return fmt.Errorf("%s: open: %w", where, err)
 	}
@@ -60,38 +61,25 @@ func readFile(ctx context.Context, mem memory.Allocator, pf *file.Reader, where 
 	// chunk's size up front, instead of doubling it as values arrive
 	// (1.12x on Nexmark's bids, BENCHMARKS "Parquet scan").
 	props := pqarrow.ArrowReadProperties{BatchSize: batchRows, PreAllocBinaryData: true}
-	if readDicts {
-		for _, c := range dictColumns(pf) {
-			props.SetReadDict(c, true)
-		}
-	}
-	fr, err := guard(where, func() (*pqarrow.FileReader, error) {
-		return pqarrow.NewFileReader(pf, props, mem)
-	})
+	fr, leaves, fields, directs, err := columnsOf(pf, props, mem, where, want)
 	if err != nil {
-		return fmt.Errorf("%s: %w", where, err)
+		return err
 	}
-	// inferred is what pqarrow makes of the Parquet schema alone, without
-	// the file's stored Arrow schema (see newDirectCol)
-	inferred, _ := pqarrow.FromParquet(pf.MetaData().Schema, &props, nil)
-	var (
-		leaves  []int
-		fields  []arrow.Field
-		directs []*directCol // per output field: its direct reader, or nil
-	)
-	for i, sf := range fr.Manifest.Fields {
-		if !want(sf.Field.Name) {
-			continue
+	// dictionary-only string columns the direct path does not take are
+	// read as dictionaries (dict.go)
+	if readDicts {
+		redo := false
+		for _, c := range dictColumns(pf) {
+			if !slices.ContainsFunc(directs, func(d *directCol) bool { return d != nil && d.leaf == c }) {
+				props.SetReadDict(c, true)
+				redo = true
+			}
 		}
-		var d *directCol
-		if readDirect && inferred != nil && i < inferred.NumFields() && inferred.Field(i).Name == sf.Field.Name {
-			d = newDirectCol(pf, sf, inferred.Field(i).Type)
+		if redo {
+			if fr, leaves, fields, directs, err = columnsOf(pf, props, mem, where, want); err != nil {
+				return err
+			}
 		}
-		if d == nil {
-			leaves = appendLeaves(leaves, sf)
-		}
-		fields = append(fields, *sf.Field)
-		directs = append(directs, d)
 	}
 	total := pf.NumRows()
 	if len(fields) == 0 {
@@ -102,7 +90,7 @@ func readFile(ctx context.Context, mem memory.Allocator, pf *file.Reader, where 
 		}
 		return nil
 	}
-	b := batcher{mem: mem, pf: pf, where: where, fields: fields, directs: directs}
+	b := batcher{mem: unzeroed(mem), pf: pf, where: where, fields: fields, directs: directs}
 	if len(leaves) == 0 { // every column read directly
 		for lo := int64(0); lo < total; lo += batchRows {
 			if err := b.emit(nil, min(total-lo, batchRows), emit); err != nil {
@@ -143,10 +131,50 @@ func readFile(ctx context.Context, mem memory.Allocator, pf *file.Reader, where 
 	return nil
 }
 
+// unzeroed returns the view of mem that skips zeroing recycled memory
+// (columnar.Recycler's), or mem itself: the direct columns write every
+// byte they allocate.
+func unzeroed(mem memory.Allocator) memory.Allocator {
+	if u, ok := mem.(interface{ Unzeroed() memory.Allocator }); ok {
+		return u.Unzeroed()
+	}
+	return mem
+}
+
+// columnsOf plans the read of the wanted columns: pqarrow's reader of the
+// file, the leaves it reads, and per output field its direct reader or nil.
+func columnsOf(pf *file.Reader, props pqarrow.ArrowReadProperties, mem memory.Allocator, where string,
+	want func(name string) bool) (fr *pqarrow.FileReader, leaves []int, fields []arrow.Field, directs []*directCol, err error) {
+	fr, err = guard(where, func() (*pqarrow.FileReader, error) {
+		return pqarrow.NewFileReader(pf, props, mem)
+	})
+	if err != nil {
+		return nil, nil, nil, nil, fmt.Errorf("%s: %w", where, err)
+	}
+	// inferred is what pqarrow makes of the Parquet schema alone, without
+	// the file's stored Arrow schema (see newDirectCol)
+	inferred, _ := pqarrow.FromParquet(pf.MetaData().Schema, &props, nil)
+	for i, sf := range fr.Manifest.Fields {
+		if !want(sf.Field.Name) {
+			continue
+		}
+		var d *directCol
+		if readDirect && inferred != nil && i < inferred.NumFields() && inferred.Field(i).Name == sf.Field.Name {
+			d = newDirectCol(pf, sf, inferred.Field(i).Type)
+		}
+		if d == nil {
+			leaves = appendLeaves(leaves, sf)
+		}
+		fields = append(fields, *sf.Field)
+		directs = append(directs, d)
+	}
+	return fr, leaves, fields, directs, nil
+}
+
 // batcher puts together the records a file emits: pqarrow's columns and
 // the directly read ones, in the file's column order.
 type batcher struct {
-	mem     memory.Allocator
+	mem     memory.Allocator // the direct columns' (unzeroed)
 	pf      *file.Reader
 	where   string
 	fields  []arrow.Field
@@ -214,4 +242,18 @@ func guard[T any](where string, f func() (T, error)) (v T, err error) {
 		}
 	}()
 	return f()
+}
+
+// readOptions are the reader's options for a local file: pages are read
+// through a small buffer straight into the page reader's own (reused)
+// buffer. Without it, arrow-go allocates a zeroed buffer the size of each
+// column chunk and preads the whole chunk into it, then copies each page
+// out of it: 1.05-1.1x on q0 from Parquet (BENCHMARKS "Buffer reuse").
+// Objects in object storage keep the whole-chunk reads: a small buffer
+// there would be a request per 64 KiB.
+func readOptions() []file.ReadOption {
+	props := parquet.NewReaderProperties(nil)
+	props.BufferedStreamEnabled = true
+	props.BufferSize = 64 << 10
+	return []file.ReadOption{file.WithReadProps(props)}
 }
