@@ -19,8 +19,8 @@ import (
 	"github.com/millrace/millrace"
 	"github.com/millrace/millrace/columnar"
 	"github.com/millrace/millrace/internal/testutil"
-	"github.com/millrace/millrace/sources/file"
 	memsink "github.com/millrace/millrace/sinks/memory"
+	"github.com/millrace/millrace/sources/file"
 )
 
 // TestRecycledParquetBuffersOutliveNothing runs the stateful operators that
