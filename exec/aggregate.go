@@ -58,15 +58,20 @@ type aggOperator struct {
 	durable bool
 	changes []partChanges
 	// keyedSchema is the schema of the keyed records prepare builds: the
-	// physical key columns, then the arguments (the partial states on the
-	// pane path, whose rows have rowSchema).
-	keyedSchema *arrow.Schema
-	rowSchema   *arrow.Schema
+	// physical key columns, then the arguments. partialSchema is that of
+	// the pane path's records, whose arguments are partial states: update
+	// tells them apart by this pointer.
+	keyedSchema   *arrow.Schema
+	partialSchema *arrow.Schema
 
-	// panes is set when a sliding window aggregates by panes
-	// (aggregate_panes.go); paneTables holds the tasks' pane tables.
-	panes      bool
-	paneTables *sync.Pool
+	// panes is set when a window aggregates by panes (aggregate_panes.go);
+	// paneTables holds the tasks' pane tables. tumblingPanes marks a
+	// tumbling window's panes (pre-aggregation), which prepare skips while
+	// they do not pay (panesBypass).
+	panes         bool
+	tumblingPanes bool
+	bypass        panesBypass
+	paneTables    *sync.Pool
 }
 
 // windowKey describes the window() grouping key.
@@ -227,7 +232,7 @@ func (a *aggOperator) prepare(t *task, b columnar.Batch, out *shuffled, late *la
 	if b.NumRows() == 0 {
 		return nil
 	}
-	if a.panes {
+	if a.panes && a.bypass.usePanes(a.tumblingPanes) {
 		return a.preparePanes(t, b, out, late)
 	}
 	// gather lists the input rows (with repeats for sliding windows) that
@@ -383,10 +388,7 @@ func (a *aggOperator) keyedRecord(t *task, rec arrow.RecordBatch, gather []int32
 // keyedSchemaOf returns the schema of a keyed record with columns cols:
 // the one built with the operator when their types are as planned.
 func (a *aggOperator) keyedSchemaOf(cols []arrow.Array) *arrow.Schema {
-	for _, s := range []*arrow.Schema{a.keyedSchema, a.rowSchema} {
-		if s == nil || s.NumFields() != len(cols) {
-			continue
-		}
+	if s := a.keyedSchema; s.NumFields() == len(cols) {
 		same := true
 		for i, c := range cols {
 			same = same && arrow.TypeEqual(s.Field(i).Type, c.DataType())
@@ -424,7 +426,7 @@ func (a *aggOperator) update(p int, inputs []*shuffled) error {
 		for _, b := range in.parts[p] {
 			cols := b.Rec.Columns()
 			update := tab.Update
-			if a.panes {
+			if b.Rec.Schema() == a.partialSchema {
 				update = tab.Merge // partial states of panes
 			}
 			if err := update(cols[:nk], cols[nk:], b.Sel); err != nil {

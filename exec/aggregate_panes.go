@@ -31,6 +31,54 @@ import (
 // the operator's fingerprint does not change. Late rows are judged per row,
 // before the panes, exactly as the per-row path does.
 
+// A tumbling window is its own single pane: there the pane path is a
+// pre-aggregation of each input batch by window and key before the
+// shuffle (Spark's partial aggregate), which pays when a batch holds few
+// groups (one Nexmark q7 window: 1.25x) and costs an extra hash update per
+// row when nearly every row is a group of its own (window x user: 0.8x).
+// So the tumbling pane path watches its reduction and is bypassed while a
+// batch's groups are over half its rows, probing again every
+// panesReprobe batches. Both paths build the same state in the same
+// order, so they may alternate batch by batch and task by task: update
+// merges a record of partial states (partialSchema) and updates by a
+// record of rows.
+
+// panesReprobe is how many bypassed input batches go by before the pane
+// path is tried again.
+const panesReprobe = 64
+
+// panesBypass is the tumbling pane path's switch, shared by the tasks.
+type panesBypass struct {
+	on      atomic.Bool  // bypassing the pane path
+	skipped atomic.Int64 // batches bypassed since the last probe
+}
+
+// usePanes says whether this input batch goes by panes; sliding windows
+// always do.
+func (b *panesBypass) usePanes(tumbling bool) bool {
+	switch {
+	case !tumbling:
+		return true
+	case alternatePanes.Load(): // tests: every other batch each way
+		return b.skipped.Add(1)%2 == 0
+	case !b.on.Load():
+		return true
+	}
+	return b.skipped.Add(1)%panesReprobe == 0 // a probe
+}
+
+// alternatePanes makes tumbling windows alternate between the two paths
+// batch by batch, for tests.
+var alternatePanes atomic.Bool
+
+// observe records a batch's reduction by the pane path: groups out of rows.
+func (b *panesBypass) observe(groups, rows int) {
+	if rows < 1024 {
+		return // too small a batch to judge by
+	}
+	b.on.Store(2*groups > rows)
+}
+
 // slidingByPanes turns the pane path on; tests turn it off to compare with
 // the per-row path.
 var slidingByPanes atomic.Bool
@@ -40,13 +88,15 @@ func init() { slidingByPanes.Store(true) }
 // usePanes decides, once per operator, whether it aggregates by panes.
 func (a *aggOperator) usePanes() {
 	w := a.window
-	if w == nil || !slidingByPanes.Load() || w.slide >= w.size || w.size%w.slide != 0 || !a.parts[0].Combinable() {
+	if w == nil || !slidingByPanes.Load() || w.slide > w.size || w.size%w.slide != 0 || !a.parts[0].Combinable() {
 		return
 	}
 	a.panes = true
+	a.tumblingPanes = w.slide == w.size
 	partial := a.parts[0].PartialTypes()
-	a.rowSchema = a.keyedSchema
-	a.keyedSchema = keyedSchema(append(append([]arrow.DataType(nil), a.keyTypes...), partial...))
+	// a schema of its own even when the types equal keyedSchema's: update
+	// tells partial states from rows by it
+	a.partialSchema = keyedSchema(append(append([]arrow.DataType(nil), a.keyTypes...), partial...))
 	a.paneTables = &sync.Pool{New: func() any {
 		t, err := agg.NewTable(a.keyTypes, a.argTypes, a.specs)
 		if err != nil {
@@ -119,6 +169,9 @@ func (a *aggOperator) preparePanes(t *task, b columnar.Batch, out *shuffled, lat
 	if err != nil {
 		return fmt.Errorf("aggregate by panes: %w", err)
 	}
+	if a.tumblingPanes {
+		a.bypass.observe(pt.tab.Len(), len(panes))
+	}
 	keyed := a.expandPanes(t, pt, dropping)
 	defer keyed.Release()
 	out.route(t, len(a.parts), keyed, keyed.Columns()[:a.nPhys], nil)
@@ -166,7 +219,7 @@ func (a *aggOperator) expandPanes(t *task, pt *paneTable, dropping bool) arrow.R
 	}
 	columnar.ReleaseAll(keys)
 	columnar.ReleaseAll(partials)
-	rec := array.NewRecordBatch(a.keyedSchemaOf(cols), cols, int64(len(starts)))
+	rec := array.NewRecordBatch(a.partialSchema, cols, int64(len(starts)))
 	columnar.ReleaseAll(cols)
 	return rec
 }

@@ -18,8 +18,9 @@ import (
 // either path must restart with the other.
 
 // paneSpecs are sliding windows whose size is a multiple of the slide
-// (ratios 2 to 6), in every output mode, with and without a watermark,
-// windows starting at the epoch or at an offset (startTime).
+// (ratios 2 to 6) and tumbling windows (ratio 1: a pre-aggregation), in
+// every output mode, with and without a watermark, windows starting at the
+// epoch or at an offset (startTime).
 var paneSpecs = []aggSpec{
 	{size: 4 * sec, slide: 2 * sec, delay: 0, mode: sinks.Append},
 	{size: 6 * sec, slide: 2 * sec, delay: 1 * sec, mode: sinks.Update},
@@ -31,6 +32,10 @@ var paneSpecs = []aggSpec{
 	{size: 10 * sec, slide: 5 * sec, delay: 4 * sec, mode: sinks.Complete},
 	{size: 6 * sec, slide: 2 * sec, offset: 700_000, delay: 1 * sec, mode: sinks.Append},
 	{size: 9 * sec, slide: 3 * sec, offset: 1_250_000, delay: 2 * sec, mode: sinks.Update},
+	{size: 4 * sec, slide: 4 * sec, delay: 1 * sec, mode: sinks.Append},
+	{size: 5 * sec, slide: 5 * sec, delay: -1, mode: sinks.Update},
+	{size: 3 * sec, slide: 3 * sec, delay: 0, mode: sinks.Complete},
+	{size: 4 * sec, slide: 4 * sec, offset: 500_000, delay: 2 * sec, mode: sinks.Update},
 }
 
 // paneRun draws a run of spec s from seed and size: rows with nulls in
@@ -111,6 +116,13 @@ func TestSlidingPanesMatchPerRowPath(t *testing.T) {
 					panes := runPath(t, r, true, seed)
 					what := name + "\n" + describe(r.triggers)
 					sameOutput(t, what, rowPath, panes)
+					if s.size == s.slide {
+						// tumbling: both paths in one run, batch by batch
+						restore := exec.SetAlternatePanes(true)
+						mixed := runPath(t, paneRun(s, seed, size), true, seed)
+						restore()
+						sameOutput(t, what+" (paths alternating)", rowPath, mixed)
+					}
 					want, state := s.oracleState(r.triggers)
 					compareOut(t, what, r.mode, panes, want)
 					compareState(t, what, panes, state)
