@@ -10,16 +10,20 @@ import (
 )
 
 // Recycler is an Arrow allocator that keeps the buffers released to it and
-// hands them out again. A source that allocates every batch afresh makes
+// hands them out again: every query's default allocator (exec) and the file
+// source's for Parquet. A query that allocates every batch afresh makes
 // Go's allocator zero new memory and fault its pages in, batch after batch,
 // and leaves the garbage collector to find the old ones; the file source's
-// Parquet batches were 10-20 % of a scan's CPU in that (BENCHMARKS "Buffer
-// reuse"). A recycled buffer is also likely still in cache.
+// Parquet batches were 10-20 % of a scan's CPU in that, a filter's
+// temporaries another 8 % of Nexmark q2's (BENCHMARKS "Buffer reuse"). A
+// recycled buffer is also likely still in cache.
 //
 // Reuse is only safe when every holder of a buffer's bytes holds a
 // reference (Retain) to its array: a value read out of an array without a
 // copy (array.String.Value aliases the buffer) must not outlive the
-// array's Release. With MILLRACE_POISON_FREED=1 in the environment (set by
+// array's Release. The poisoned test suite found three places that kept
+// one (the console sink's cells, a function's literal argument cast to a
+// string, the test recorder's rows); they copy now. With MILLRACE_POISON_FREED=1 in the environment (set by
 // `make test`), a released buffer is overwritten with 0xDB bytes and never
 // reused, and Unzeroed allocations come filled with 0xA5, so that tests
 // reading a released value or an unwritten byte see garbage instead of

@@ -14,6 +14,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace/columnar"
 	"github.com/millrace/millrace/plan"
 	"github.com/millrace/millrace/sinks"
 	"github.com/millrace/millrace/sources"
@@ -33,7 +34,8 @@ type Config struct {
 	// StatePartitions is the number of state partitions of stateful
 	// operators (default 16); fixed for the life of a checkpoint.
 	StatePartitions int
-	// Allocator allocates every Arrow buffer of the query (default Go heap).
+	// Allocator allocates every Arrow buffer of the query (default: a
+	// columnar.Recycler of RecycleLimit bytes over the Go heap).
 	Allocator memory.Allocator
 	// MinDeltasForSnapshot is how many delta blobs a state partition writes
 	// at least before it writes a snapshot (default 10, as Spark).
@@ -112,6 +114,10 @@ type Config struct {
 
 // ErrStopped is returned by AwaitTermination for a query stopped by Stop.
 var ErrStopped = errors.New("query stopped")
+
+// RecycleLimit bounds the released buffers a query keeps for reuse: a few
+// batches' worth.
+const RecycleLimit = 64 << 20
 
 // compiled is the physical form of a plan.
 type compiled struct {
@@ -228,7 +234,9 @@ func newQuery(ctx context.Context, cfg Config) (*Query, error) {
 		cfg.StatePartitions = 16
 	}
 	if cfg.Allocator == nil {
-		cfg.Allocator = memory.DefaultAllocator
+		// buffers released by one batch are reused by the next instead
+		// of zeroed afresh and left to the GC (columnar.Recycler)
+		cfg.Allocator = columnar.NewRecycler(RecycleLimit)
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = time.Now

@@ -2,6 +2,7 @@ package functions
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -58,7 +59,9 @@ func strColumn(mem memory.Allocator, args []Arg, cols []arrow.Array, i, n int) (
 		return strCol{}, err
 	}
 	defer one.Release()
-	return strCol{v: one.Value(0), null: one.IsNull(0)}, nil
+	// a copy: Value points into one's buffer, released (and possibly
+	// reused) on return
+	return strCol{v: strings.Clone(one.Value(0)), null: one.IsNull(0)}, nil
 }
 
 // intCol is an INT argument (a position, a length, a count) of a row-wise

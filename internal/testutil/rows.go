@@ -41,7 +41,7 @@ func Value(a arrow.Array, i int) any {
 	case *array.Float64:
 		return a.Value(i)
 	case *array.String:
-		return a.Value(i)
+		return strings.Clone(a.Value(i)) // Value points into the buffer, which may be reused
 	case *array.Boolean:
 		return a.Value(i)
 	case *array.Binary:

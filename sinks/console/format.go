@@ -17,7 +17,9 @@ func formatCell(col arrow.Array, i int) string {
 	}
 	switch a := col.(type) {
 	case *array.String:
-		return a.Value(i)
+		// a copy: the sink prints at commit, after the engine may have
+		// released and reused the record's buffers
+		return strings.Clone(a.Value(i))
 	case *array.Timestamp:
 		return string(kernels.AppendSparkTimestamp(nil, int64(a.Value(i)), a.DataType().(*arrow.TimestampType).Unit))
 	case *array.Date32:
