@@ -10,8 +10,7 @@ import (
 )
 
 // Recycler is an Arrow allocator that keeps the buffers released to it and
-// hands them out again: every query's default allocator (exec) and the file
-// source's for Parquet. A query that allocates every batch afresh makes
+// hands them out again: every query's default allocator (exec). A query that allocates every batch afresh makes
 // Go's allocator zero new memory and fault its pages in, batch after batch,
 // and leaves the garbage collector to find the old ones; the file source's
 // Parquet batches were 10-20 % of a scan's CPU in that, a filter's

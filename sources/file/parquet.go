@@ -13,10 +13,6 @@ import (
 	"github.com/millrace/millrace/kernels"
 )
 
-// recycleLimit bounds the buffers a source keeps for reuse: a few batches'
-// worth (BatchRows rows of a wide table).
-const recycleLimit = 64 << 20
-
 // readParquet reads the file's columns named by the schema (internal/pqread)
 // and emits them as records of the schema: each column conformed to the
 // schema's type (kernels.Conform), nulls for columns the file lacks and
@@ -26,11 +22,6 @@ const recycleLimit = 64 << 20
 // not nil, holds the file's bytes (an object read whole), else the file
 // at path is read.
 func (p *Partition) readParquet(ctx context.Context, mem memory.Allocator, path string, object []byte, emit func(arrow.RecordBatch) error) error {
-	if _, ok := mem.(*memory.GoAllocator); ok {
-		// nobody accounts for the memory (a test's checked allocator
-		// does): take the buffers back once the engine is done with them
-		mem = p.src.recycler
-	}
 	schema := p.src.opts.Schema
 	want := func(name string) bool { return len(schema.FieldIndices(name)) > 0 && !p.src.unread[name] }
 	cols := make([]arrow.Array, schema.NumFields())

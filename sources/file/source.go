@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/millrace/millrace/columnar"
 	"github.com/millrace/millrace/sources"
 	"github.com/millrace/millrace/storage"
 )
@@ -34,10 +33,6 @@ type Source struct {
 	// Parquet file's are not decoded but filled with nulls. Set before the
 	// first trigger, read-only after.
 	unread map[string]bool
-
-	// recycler allocates the Parquet batches' buffers and takes them back
-	// when the engine releases them (parquet.go).
-	recycler *columnar.Recycler
 }
 
 var (
@@ -70,7 +65,7 @@ func New(opts Options) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Source{opts: o, recycler: columnar.NewRecycler(recycleLimit)}
+	s := &Source{opts: o}
 	if storage.IsS3(o.Path) {
 		if s.store, err = storage.Open(context.Background(), o.Path); err != nil {
 			return nil, fmt.Errorf("file source: %w", err)
