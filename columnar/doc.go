@@ -28,6 +28,13 @@
 // ReleaseAll releases a slice of arrays or records, skipping nils: the one
 // copy of that loop.
 //
+// Released buffers are not always garbage: a query's default allocator is
+// a Recycler, which hands them out again to the next batch. So a value read
+// out of an array without a copy (a string column's Value) must not outlive
+// the array's Release: copy it or Retain the array. MILLRACE_POISON_FREED=1
+// (make test sets it) makes every Recycler poison released buffers, so that
+// tests catch a value kept too long.
+//
 // # Key encoding
 //
 // EncodeKeys turns the values of one or more key columns into byte strings

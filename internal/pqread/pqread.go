@@ -1,8 +1,10 @@
 // Package pqread reads the columns a caller names from a Parquet file, in
-// record batches, with arrow-go's pqarrow: the plumbing that lake's data
-// files and the file source's Parquet files share. Fitting the columns to
-// the caller's schema is kernels.Conform; filling in columns the file lacks
-// (nulls, Delta partition values) is the caller's.
+// record batches, with arrow-go (flat fixed-width and string columns by its
+// column chunk reader, straight into the batch's buffers; the rest by
+// pqarrow): the plumbing that lake's data files and the file source's
+// Parquet files share. Fitting the columns to the caller's schema is
+// kernels.Conform; filling in columns the file lacks (nulls, Delta
+// partition values) is the caller's.
 package pqread
 
 import (
