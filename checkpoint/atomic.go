@@ -52,8 +52,9 @@ func ioErr(err error) error {
 	return err
 }
 
-// syncDir fsyncs a directory so that renames and removals in it are durable.
-func syncDir(dir string) error { return ioErr(fsutil.SyncDir(dir)) }
+// syncDir fsyncs a directory so that renames and removals in it are
+// durable. A variable so that tests count the syncs.
+var syncDir = func(dir string) error { return ioErr(fsutil.SyncDir(dir)) }
 
 // removeTemps deletes temporary files a crash left in dir.
 func removeTemps(dir string) error {

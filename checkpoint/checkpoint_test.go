@@ -389,3 +389,26 @@ func TestInspect(t *testing.T) {
 		t.Fatal("inspect of a missing dir")
 	}
 }
+
+// TestPurgeNothingSyncsNothing: a purge with nothing to delete (every
+// commit of a young query, where the driver purges after each) fsyncs no
+// directory; one that deletes syncs both logs' directories.
+func TestPurgeNothingSyncsNothing(t *testing.T) {
+	var synced []string
+	old := syncDir
+	syncDir = func(dir string) error { synced = append(synced, filepath.Base(dir)); return old(dir) }
+	defer func() { syncDir = old }()
+	d := build(t, 10, false)
+	if err := d.Purge(DefaultRetain); err != nil {
+		t.Fatal(err)
+	}
+	if len(synced) != 0 {
+		t.Fatalf("a purge that deleted nothing synced %v", synced)
+	}
+	if err := d.Purge(3); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(synced, []string{"commits", "offsets"}) {
+		t.Fatalf("a purge that deleted synced %v, want commits and offsets", synced)
+	}
+}

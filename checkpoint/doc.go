@@ -58,7 +58,9 @@
 //     file and the remedy. The engine never silently restarts from scratch.
 //   - Purge keeps the latest committed batches (DefaultRetain = 100, Spark's
 //     minBatchesToRetain), deleting oldest first so that a crash mid-purge
-//     still leaves valid logs.
+//     still leaves valid logs; a purge with nothing to delete touches
+//     nothing (no directory fsync). The driver purges every 10 batches
+//     (exec's purgeEvery), so 100 to 109 committed batches stay.
 //   - The metadata is written once; Ensure refuses a restart whose state
 //     partition count or plan fingerprint differs (ErrIncompatible).
 //   - The sink file records the identity of the sink's storage at each

@@ -19,7 +19,14 @@ func (d *Dir) Purge(keep int) error {
 		return nil
 	}
 	threshold := d.comMax - int64(keep) + 1
-	for id := min(d.offMin, d.comMin); id < threshold; id++ {
+	first := min(d.offMin, d.comMin)
+	if first >= threshold {
+		// Nothing to delete: no directory to sync either (a query purges
+		// after every commit, and two directory fsyncs are a good part of
+		// a small batch's cost).
+		return nil
+	}
+	for id := first; id < threshold; id++ {
 		for _, name := range []string{commitName(id), offsetsName(id)} {
 			if err := d.removeFile(name); err != nil {
 				return fmt.Errorf("checkpoint: purge: %w", err)

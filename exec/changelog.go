@@ -97,9 +97,16 @@ type snapshotPolicy struct {
 type changelogState struct {
 	parts []snapshotPolicy // Pebble rows: each partition's policy
 	files snapshotPolicy   // files: the operator's policy
-	// pebbleRows: a local store holds rows of the old layout; the next
-	// commit writes a snapshot file and deletes them.
+	// pebbleRows: a local store holds blobs as Pebble rows (small deltas,
+	// or the old layout's blobs); the next snapshot file deletes them.
 	pebbleRows bool
+	// snapNext: the next commit writes a snapshot file whatever the
+	// policy says. A restore that found Pebble rows sets it, so a store of
+	// the old layout moves to files at its first commit. Small deltas do
+	// not: their rows wait for the policy's snapshot (before, they forced
+	// one at the next commit, so a query with few groups wrote a snapshot
+	// file every other batch).
+	snapNext bool
 }
 
 func newChangelogState(n int) *changelogState {
@@ -153,7 +160,7 @@ func persistChangelog(txn *state.Txn, files bool, op int, batch int64, st snapsh
 		changes[p] = st.takeChanges(p)
 		anyChange = anyChange || !changes[p].empty()
 	}
-	snap := cs.pebbleRows || (cs.files.due(minDeltas) && (anyChange || cs.files.deltas > 0))
+	snap := cs.snapNext || (cs.files.due(minDeltas) && (anyChange || cs.files.deltas > 0))
 	sections := make([][][]byte, n)
 	err := parallel(context.Background(), n, workers, func(_ context.Context, p int) error {
 		pt := txn.Part(op, p)
@@ -195,11 +202,12 @@ func persistChangelog(txn *state.Txn, files bool, op int, batch int64, st snapsh
 		txn.PutFile(op, snapshotFile, chunks...)
 		txn.DropFilesBefore(op, batch)
 		cs.files = snapshotPolicy{snapBytes: size}
-		cs.pebbleRows = false
+		cs.pebbleRows, cs.snapNext = false, false
 	case anyChange && size < smallDeltaBytes:
 		// A small delta goes into the Pebble batch that records the
 		// version, whose WAL is synced anyway: no file to create and
-		// sync. The next snapshot deletes the rows.
+		// sync. The next snapshot (when the policy says) deletes the
+		// rows; a restore before it reads them with the files.
 		for p, sec := range sections {
 			if len(sec) > 0 {
 				txn.Put(op, p, blobKey('d', batch), bytes.Join(sec[1:], nil))
@@ -370,6 +378,7 @@ func restoreChangelog(store *state.Store, op int, st snapshotter, n int, cs *cha
 		err := store.Scan(op, p, func(k, v []byte) error {
 			if len(k) == 9 && (k[0] == 's' || k[0] == 'd') {
 				cs.pebbleRows = store.LocalFiles()
+				cs.snapNext = cs.pebbleRows
 				perPart[p] = append(perPart[p], blobRef{batch: int64(binary.BigEndian.Uint64(k[1:])), snap: k[0] == 's', blob: append([]byte(nil), v...)})
 			}
 			return nil

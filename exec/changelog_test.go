@@ -259,3 +259,56 @@ func TestChangelogFileRefusals(t *testing.T) {
 		t.Errorf("a newer format: %v", err)
 	}
 }
+
+// TestSmallDeltasWaitForThePolicy commits small deltas batch after batch
+// (Pebble rows, as a query with few groups writes): they must not force a
+// snapshot file at the next commit. Before, every small delta did, so such
+// a query created, synced and dropped a snapshot file every other batch.
+// The rows still restore, and the policy's snapshot deletes them.
+func TestSmallDeltasWaitForThePolicy(t *testing.T) {
+	const n, op, minDeltas, batches = 4, 1, 3, 12
+	store, err := state.Open(filepath.Join(t.TempDir(), "state"), state.Options{QueryID: "q", NoRowCount: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	old := minSnapshotBytes
+	minSnapshotBytes = 0
+	defer func() { minSnapshotBytes = old }()
+	rng := rand.New(rand.NewPCG(5, 6))
+	live, cs := newFakeState(n), newChangelogState(n)
+	var snaps []int64
+	for b := int64(0); b < batches; b++ {
+		for p := 0; p < n; p++ {
+			live.change(rng, p, b)
+		}
+		txn := store.Begin(b)
+		if err := persistChangelog(txn, true, op, b, live, n, cs, minDeltas, 2); err != nil {
+			t.Fatal(err)
+		}
+		if err := txn.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		fs, err := store.Files()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range fs {
+			if f.Version == b && f.Kind == snapshotFile {
+				snaps = append(snaps, b)
+			}
+		}
+		got := newFakeState(n)
+		if err := restoreChangelog(store, op, got, n, newChangelogState(n)); err != nil {
+			t.Fatalf("batch %d: %v", b, err)
+		}
+		if !got.equal(live) {
+			t.Fatalf("batch %d: restored %v, committed %v", b, got.rows, live.rows)
+		}
+	}
+	// the policy snapshots after minDeltas deltas that weigh as much as
+	// the last snapshot: every minDeltas+1 batches here at most
+	if len(snaps) > batches/(minDeltas+1)+1 || len(snaps) == 0 {
+		t.Fatalf("snapshot files at batches %v: small deltas should wait for the policy (%d deltas between snapshots)", snaps, minDeltas)
+	}
+}

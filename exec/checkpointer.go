@@ -45,6 +45,9 @@ var (
 
 const confStatePartitions = "millrace.statePartitions"
 
+// purgeEvery is how often (in batches) the driver purges the logs.
+const purgeEvery = 10
+
 // openCheckpointer opens (or creates) the checkpoint directory, taking its
 // lock, checks that the query may run on it, adopts its query id, and opens
 // the state store. On error the lock is released.
@@ -394,8 +397,14 @@ func (c *checkpointer) commit(b *batchRun, nextWMUs int64) error {
 		if err := c.q.fault(StepCommitWritten, e.BatchID); err != nil {
 			return err
 		}
-		if err := c.dir.Purge(checkpoint.DefaultRetain); err != nil {
-			return err
+		// Every purgeEvery batches, so that the deletions and their two
+		// directory fsyncs are paid once for that many batches: the logs
+		// keep between DefaultRetain and DefaultRetain+purgeEvery-1
+		// committed batches (Spark's minBatchesToRetain is a minimum too).
+		if e.BatchID%purgeEvery == 0 {
+			if err := c.dir.Purge(checkpoint.DefaultRetain); err != nil {
+				return err
+			}
 		}
 		if c.store == nil {
 			return nil

@@ -45,7 +45,20 @@ func Write(path string, data []byte) error {
 // of two writers racing exactly one succeeds and no reader ever sees a
 // partial file. On a filesystem without hard links it fails with
 // ErrNoLinks, having written nothing.
+//
+// On Linux the file is written unnamed (O_TMPFILE) and linked into place
+// (writeNewUnnamed): the same outcomes, without a temporary name to create
+// and remove.
 func WriteNew(path string, data []byte) error {
+	if useUnnamed {
+		d, _ := filepath.Split(path)
+		if d == "" {
+			d = "."
+		}
+		if done, err := writeNewUnnamed(d, path, data); done {
+			return err
+		}
+	}
 	dir, tmp, err := writeTemp(path, data)
 	if err != nil {
 		return err
@@ -96,6 +109,10 @@ func writeTemp(path string, data []byte) (dir, tmp string, err error) {
 	}
 	return dir, name, nil
 }
+
+// useUnnamed: WriteNew tries an unnamed file first (tests turn it off to
+// cover the named temporary file).
+var useUnnamed = true
 
 // writeData writes the content of a temporary file; SetWriteForTest
 // replaces it.

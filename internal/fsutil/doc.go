@@ -6,7 +6,9 @@
 //     leaves its old content or all of the new (temporary file beside it,
 //     fsync, rename, fsync of the directory); WriteNew creates a file once,
 //     with link(2), so that of two racing writers exactly one wins and no
-//     reader sees a partial file; SyncDir and RemoveTemps;
+//     reader sees a partial file (on Linux through an unnamed O_TMPFILE
+//     file, tmpfile_linux.go: no temporary name to create and remove);
+//     SyncDir and RemoveTemps;
 //   - a full disk (diskfull.go): ErrDiskFull and IsDiskFull.
 //
 // Errors of the file system come back as *fs.PathError naming the final
