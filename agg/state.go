@@ -38,68 +38,101 @@ import (
 
 // EncodeStates returns the encoded state of each group of groups.
 func (t *Table) EncodeStates(groups []uint32) [][]byte {
-	out := make([][]byte, len(groups))
-	distinct := make([]*distinctValues, len(t.accs))
-	for i, a := range t.accs {
-		switch a := a.(type) {
-		case *countDistinctAcc:
-			distinct[i] = a.valuesOf(groups)
-		case *collectAcc:
-			distinct[i] = groupedValues(a.pairs, a.valCol, groups)
-		}
-	}
-	defer func() {
-		for _, d := range distinct {
-			if d != nil {
-				d.vals.Release()
-			}
-		}
-	}()
+	enc := t.NewStateEncoder(groups)
+	defer enc.Release()
 	// every group's state goes into one buffer, sliced at the end: one
 	// allocation instead of one per group
 	var b []byte
 	ends := make([]int, len(groups))
-	for gi, g := range groups {
-		for i, a := range t.accs {
-			switch a := a.(type) {
-			case *countAcc:
-				b = binary.AppendUvarint(b, uint64(a.counts[g]))
-			case *sumAcc[int64]:
-				b = appendSeen(b, a.seen[g], uint64(a.sums[g]))
-			case *checkedSumAcc: // the same state as the wrapping sum
-				b = appendSeen(b, a.seen[g], uint64(a.sums[g]))
-			case *sumAcc[float64]:
-				b = appendSeen(b, a.seen[g], math.Float64bits(a.sums[g]))
-			case *avgAcc:
-				b = binary.BigEndian.AppendUint64(b, math.Float64bits(a.sums[g]))
-				b = binary.AppendUvarint(b, uint64(a.counts[g]))
-			case *minMaxAcc[int64]:
-				b = appendSeen(b, a.seen[g], uint64(a.vals[g]))
-			case *minMaxAcc[float64]:
-				b = appendSeen(b, a.seen[g], math.Float64bits(a.vals[g]))
-			case *minMaxBytesAcc:
-				b = a.appendState(b, g)
-			case *hllAcc:
-				b = a.appendState(b, g)
-			case *firstLastAcc:
-				b = a.appendState(b, g)
-			case *countDistinctAcc, *collectAcc:
-				d := distinct[i]
-				lo, hi := d.start[gi], d.start[gi+1]
-				b = binary.AppendUvarint(b, uint64(hi-lo))
-				for k := lo; k < hi; k++ {
-					b = appendValue(b, d.vals, k)
-				}
-			}
-		}
+	for gi := range groups {
+		b = enc.Append(b, gi)
 		ends[gi] = len(b)
 	}
+	out := make([][]byte, len(groups))
 	start := 0
 	for gi, end := range ends {
 		out[gi] = b[start:end:end]
 		start = end
 	}
 	return out
+}
+
+// StateEncoder appends the encoded states of a list of groups one at a
+// time to a caller's buffer (a changelog written straight from the hash
+// table, without a slice per group). Release it after use.
+type StateEncoder struct {
+	t        *Table
+	groups   []uint32
+	distinct []*distinctValues // per accumulator: the distinct values of the groups, or nil
+}
+
+// NewStateEncoder prepares the encoding of groups' states.
+func (t *Table) NewStateEncoder(groups []uint32) *StateEncoder {
+	e := &StateEncoder{t: t, groups: groups}
+	for i, a := range t.accs {
+		var d *distinctValues
+		switch a := a.(type) {
+		case *countDistinctAcc:
+			d = a.valuesOf(groups)
+		case *collectAcc:
+			d = groupedValues(a.pairs, a.valCol, groups)
+		default:
+			continue
+		}
+		if e.distinct == nil {
+			e.distinct = make([]*distinctValues, len(t.accs))
+		}
+		e.distinct[i] = d
+	}
+	return e
+}
+
+// Release frees the distinct values NewStateEncoder collected.
+func (e *StateEncoder) Release() {
+	for _, d := range e.distinct {
+		if d != nil {
+			d.vals.Release()
+		}
+	}
+	e.distinct = nil
+}
+
+// Append appends the state of groups[gi] to b.
+func (e *StateEncoder) Append(b []byte, gi int) []byte {
+	g := e.groups[gi]
+	for i, a := range e.t.accs {
+		switch a := a.(type) {
+		case *countAcc:
+			b = binary.AppendUvarint(b, uint64(a.counts[g]))
+		case *sumAcc[int64]:
+			b = appendSeen(b, a.seen[g], uint64(a.sums[g]))
+		case *checkedSumAcc: // the same state as the wrapping sum
+			b = appendSeen(b, a.seen[g], uint64(a.sums[g]))
+		case *sumAcc[float64]:
+			b = appendSeen(b, a.seen[g], math.Float64bits(a.sums[g]))
+		case *avgAcc:
+			b = binary.BigEndian.AppendUint64(b, math.Float64bits(a.sums[g]))
+			b = binary.AppendUvarint(b, uint64(a.counts[g]))
+		case *minMaxAcc[int64]:
+			b = appendSeen(b, a.seen[g], uint64(a.vals[g]))
+		case *minMaxAcc[float64]:
+			b = appendSeen(b, a.seen[g], math.Float64bits(a.vals[g]))
+		case *minMaxBytesAcc:
+			b = a.appendState(b, g)
+		case *hllAcc:
+			b = a.appendState(b, g)
+		case *firstLastAcc:
+			b = a.appendState(b, g)
+		case *countDistinctAcc, *collectAcc:
+			d := e.distinct[i]
+			lo, hi := d.start[gi], d.start[gi+1]
+			b = binary.AppendUvarint(b, uint64(hi-lo))
+			for k := lo; k < hi; k++ {
+				b = appendValue(b, d.vals, k)
+			}
+		}
+	}
+	return b
 }
 
 // distinctValues holds the distinct values of some groups: the values of

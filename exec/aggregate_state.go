@@ -2,6 +2,7 @@ package exec
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/millrace/millrace/agg"
@@ -50,24 +51,27 @@ func (a *aggOperator) recordChanges(p int, dirty, evict []uint32, closedBy *evic
 			}
 			dirty = kept
 		}
-		vals := tab.EncodeStates(dirty)
+		// each group's key and state are appended straight to the body,
+		// the state through a small scratch buffer for its length prefix
+		enc := tab.NewStateEncoder(dirty)
+		defer enc.Release()
 		keyLen := 9 * len(a.keyTypes)
-		size := len(dirty)*(2+keyLen+binary.MaxVarintLen32) + 32
-		if !byRange {
-			size += len(evict) * (2 + keyLen)
-		}
-		for _, v := range vals {
-			size += len(v)
-		}
 		if ch.body == nil {
-			ch.body = make([]byte, 0, size)
+			size := len(dirty)*(2+keyLen+1+9*len(a.specs)) + 32
+			if !byRange {
+				size += len(evict) * (2 + keyLen)
+			}
+			ch.body = newBody(size)
 		}
 		b := ch.body
+		state := ch.scratch[:0]
 		for i, g := range dirty {
 			b = appendIntKey(append(b, rowPut), ht, len(a.keyTypes), g)
-			b = binary.AppendUvarint(b, uint64(len(vals[i])))
-			b = append(b, vals[i]...)
+			state = enc.Append(state[:0], i)
+			b = binary.AppendUvarint(b, uint64(len(state)))
+			b = append(b, state...)
 		}
+		ch.scratch = state
 		ch.rows += len(dirty)
 		if byRange {
 			b = appendRangeDelete(b, []byte{keyNotNullMarker}, columnar.AppendInt64Key(nil, closedBy.lessThan))
@@ -131,6 +135,18 @@ func appendIntKey(b []byte, ht *agg.HashTable, cols int, g uint32) []byte {
 		}
 	}
 	b = binary.AppendUvarint(b, uint64(n))
+	if n == 9*cols {
+		// no null key: each column is its marker and 8 big-endian bytes
+		// (columnar.AppendInt64Key), written in place
+		at := len(b)
+		b = slices.Grow(b, n)[:at+n]
+		for c := 0; c < cols; c++ {
+			b[at] = keyNotNullMarker
+			binary.BigEndian.PutUint64(b[at+1:], uint64(ht.KeyInt64(c, g))^(1<<63))
+			at += 9
+		}
+		return b
+	}
 	for c := 0; c < cols; c++ {
 		if ht.KeyIsNull(c, g) {
 			b = append(b, 0) // columnar's null marker

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 
 	"github.com/millrace/millrace/state"
 )
@@ -69,6 +70,7 @@ type partChanges struct {
 	delKeys          [][]byte
 	rows             int
 	body             []byte
+	scratch          []byte // one group's encoded state, reused (not part of the changes)
 }
 
 func (c *partChanges) empty() bool { return len(c.putKeys) == 0 && len(c.delKeys) == 0 && c.rows == 0 }
@@ -76,7 +78,8 @@ func (c *partChanges) empty() bool { return len(c.putKeys) == 0 && len(c.delKeys
 // take returns the changes collected and starts a new collection.
 func (c *partChanges) take() partChanges {
 	ch := *c
-	*c = partChanges{}
+	ch.scratch = nil
+	*c = partChanges{scratch: c.scratch}
 	return ch
 }
 
@@ -107,6 +110,58 @@ type changelogState struct {
 	// one at the next commit, so a query with few groups wrote a snapshot
 	// file every other batch).
 	snapNext bool
+	// spent holds the change bodies the last persist consumed: the state
+	// commit returns them to bodyPool once their file is written.
+	spent [][]byte
+}
+
+// bodyPool keeps the byte buffers of changed groups (partChanges.body)
+// from one batch's state commit to the next batch's emit: with ~100K
+// changed groups a batch they are megabytes, which Go's allocator would
+// zero and fault in afresh every batch. A free list, not a sync.Pool: the
+// GC, which runs every few batches under such a load, empties a Pool.
+var bodyPool struct {
+	sync.Mutex
+	free [][]byte
+}
+
+// maxPooledBodies bounds bodyPool: a batch's partitions' bodies, twice.
+const maxPooledBodies = 64
+
+// newBody returns an empty buffer of at least size bytes' capacity.
+func newBody(size int) []byte {
+	bodyPool.Lock()
+	defer bodyPool.Unlock()
+	for i := len(bodyPool.free) - 1; i >= 0; i-- {
+		if b := bodyPool.free[i]; cap(b) >= size {
+			last := len(bodyPool.free) - 1
+			bodyPool.free[i] = bodyPool.free[last]
+			bodyPool.free[last] = nil
+			bodyPool.free = bodyPool.free[:last]
+			return b[:0]
+		}
+	}
+	return make([]byte, 0, size)
+}
+
+// takeSpent returns the bodies the last persist consumed, for
+// recycleBodies once the commit that writes them is done.
+func (cs *changelogState) takeSpent() [][]byte {
+	s := cs.spent
+	cs.spent = nil
+	return s
+}
+
+// recycleBodies returns change bodies that nothing references any more
+// (their state commit has returned) to bodyPool.
+func recycleBodies(bodies [][]byte) {
+	bodyPool.Lock()
+	defer bodyPool.Unlock()
+	for _, b := range bodies {
+		if cap(b) > 0 && len(bodyPool.free) < maxPooledBodies {
+			bodyPool.free = append(bodyPool.free, b[:0])
+		}
+	}
 }
 
 func newChangelogState(n int) *changelogState {
@@ -159,6 +214,9 @@ func persistChangelog(txn *state.Txn, files bool, op int, batch int64, st snapsh
 	for p := range changes {
 		changes[p] = st.takeChanges(p)
 		anyChange = anyChange || !changes[p].empty()
+		if changes[p].body != nil {
+			cs.spent = append(cs.spent, changes[p].body)
+		}
 	}
 	snap := cs.snapNext || (cs.files.due(minDeltas) && (anyChange || cs.files.deltas > 0))
 	sections := make([][][]byte, n)

@@ -362,11 +362,13 @@ func (c *checkpointer) commitState(b *batchRun, nextWMUs int64) error {
 		return nil
 	}
 	txn := c.store.Begin(b.id)
+	var spent [][]byte // change bodies the files reference until the commit returns
 	for _, st := range c.q.c.stages {
 		if err := persistChangelog(txn, c.store.LocalFiles(), st.id, b.id, st.op, st.op.numPartitions(), st.policy, c.q.cfg.MinDeltasForSnapshot, c.q.cfg.Parallelism); err != nil {
 			txn.Abort()
 			return err
 		}
+		spent = append(spent, st.policy.takeSpent()...)
 	}
 	txn.Put(metaStateOp, 0, nextWatermarkKey, binary.BigEndian.AppendUint64(nil, uint64(nextWMUs/1000)))
 	ops, err := json.Marshal(c.q.wm.operators())
@@ -380,6 +382,7 @@ func (c *checkpointer) commitState(b *batchRun, nextWMUs int64) error {
 		if err := txn.Commit(); err != nil {
 			return fmt.Errorf("batch %d: state commit: %w", id, err)
 		}
+		recycleBodies(spent) // written: the next batches may reuse them
 		return c.q.fault(StepStateCommitted, id)
 	})
 	return nil
