@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/millrace/millrace/columnar"
 )
 
 // BenchmarkRead reads every column of the Parquet file named by
 // MILLRACE_PQ_BENCH (e.g. a Nexmark bids file from bench/compare/export),
 // (or those listed in MILLRACE_PQ_COLS, comma-separated) in the file
-// source's batches: the scan cost behind q0 from Parquet.
+// source's batches, with a query's recycling allocator: the scan cost
+// behind q0 from Parquet.
 // rows/cpu-s divides by the process's CPU time (GC included), the figure
 // that holds on a shared machine.
 func BenchmarkRead(b *testing.B) {
@@ -29,9 +30,10 @@ func BenchmarkRead(b *testing.B) {
 		want = func(name string) bool { return slices.Contains(strings.Split(cols, ","), name) }
 	}
 	var rows int64
+	mem := columnar.NewRecycler(64 << 20) // a query's allocator
 	cpu0 := cpuTime(b)
 	for i := 0; i < b.N; i++ {
-		err := Read(context.Background(), memory.DefaultAllocator, path, "bench", 64*1024, want,
+		err := Read(context.Background(), mem, path, "bench", 8192, want,
 			func(rec arrow.RecordBatch, n int64) error { rows += n; return nil })
 		if err != nil {
 			b.Fatal(err)
