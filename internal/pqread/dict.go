@@ -23,9 +23,9 @@ import (
 // read the plain way: read as a dictionary, pqarrow would hash every plain
 // value into a new dictionary, 4x slower.
 
-// readDicts and readDirect are false only in tests, for pqarrow's plain
-// path to compare with.
-var readDicts, readDirect = true, true
+// readDicts, readDirect and readPages are false only in tests, for
+// pqarrow's plain path (and the column chunk reader's) to compare with.
+var readDicts, readDirect, readPages = true, true, true
 
 // dictColumns returns the leaf indices of the file's top-level string and
 // binary columns whose data pages are all dictionary-encoded in every row

@@ -37,6 +37,12 @@ type directCol struct {
 	cr     file.ColumnChunkReader
 	defs   []int16 // definition levels of a batch (optional columns)
 
+	// required fixed-width columns whose chunk is plain or dictionary
+	// encoded are read page by page (direct_pages.go): paged says the
+	// current row group is, pagedDone that its pages are exhausted
+	paged, pagedDone bool
+	pages            pageCol
+
 	// binary columns (readBinary)
 	binary      bool
 	vals        []parquet.ByteArray // a batch's values, aliasing a page
@@ -125,7 +131,18 @@ func (d *directCol) readFixed(mem memory.Allocator, pf *file.Reader, n int) (arr
 	}
 	levels, values := 0, 0
 	for levels < n {
-		if d.cr == nil || !d.cr.HasNext() {
+		if d.paged && !d.pagedDone {
+			got, err := d.pages.read(vals.Bytes()[levels*d.width : n*d.width])
+			if err != nil {
+				vals.Release()
+				return nil, fmt.Errorf("column %s, row group %d: %w", d.field.Name, d.rg, err)
+			}
+			d.pagedDone = got == 0
+			levels += got
+			values += got
+			continue
+		}
+		if d.paged || d.cr == nil || !d.cr.HasNext() {
 			if err := d.nextRowGroup(pf); err != nil {
 				vals.Release()
 				return nil, err
@@ -159,9 +176,22 @@ func (d *directCol) readFixed(mem memory.Allocator, pf *file.Reader, n int) (arr
 
 // nextRowGroup moves the reader to the next row group's column chunk.
 func (d *directCol) nextRowGroup(pf *file.Reader) error {
+	if d.paged {
+		d.pages.pr.Close()
+		d.paged = false
+	}
 	d.rg++
 	if d.rg >= pf.NumRowGroups() {
 		return fmt.Errorf("column %s: the row groups end before the file's row count", d.field.Name)
+	}
+	if readPages && !d.binary && d.maxDef == 0 && pagedChunk(pf, d.rg, d.leaf) {
+		pr, err := pf.RowGroup(d.rg).GetColumnPageReader(d.leaf)
+		if err != nil {
+			return fmt.Errorf("column %s, row group %d: %w", d.field.Name, d.rg, err)
+		}
+		d.pages.reset(pr, d.width)
+		d.paged, d.pagedDone, d.cr = true, false, nil
+		return nil
 	}
 	cr, err := pf.RowGroup(d.rg).Column(d.leaf)
 	if err != nil {

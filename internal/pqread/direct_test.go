@@ -185,3 +185,73 @@ func binValue(r *rand.Rand) []byte {
 	}
 	return v
 }
+
+// TestPagedColumnsReadAsChunkReader checks the page-by-page path of
+// required fixed-width columns (direct_pages.go) against the column chunk
+// reader on chunks that mix dictionary and plain pages (a dictionary page
+// limit small enough to overflow), a constant column (indices of bit
+// width 0), long runs (RLE runs) and random values (bit-packed runs), in
+// data pages v1 and v2 and several row groups.
+func TestPagedColumnsReadAsChunkReader(t *testing.T) {
+	sc := arrow.NewSchema([]arrow.Field{
+		{Name: "random", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "constant", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "runs", Type: arrow.PrimitiveTypes.Int32},
+		{Name: "small", Type: arrow.PrimitiveTypes.Float64},
+	}, nil)
+	for _, v2 := range []bool{false, true} {
+		version := parquet.DataPageV1
+		if v2 {
+			version = parquet.DataPageV2
+		}
+		props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(true), parquet.WithDataPageVersion(version),
+			parquet.WithMaxRowGroupLength(3000), parquet.WithDataPageSize(2048), parquet.WithDictionaryPageSizeLimit(4096))
+		var buf bytes.Buffer
+		w, err := pqarrow.NewFileWriter(sc, &buf, props, pqarrow.DefaultWriterProps())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(8, 9))
+		b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+		for i := 0; i < 7000; i++ {
+			b.Field(0).(*array.Int64Builder).Append(r.Int64N(1 << 40))
+			b.Field(1).(*array.Int64Builder).Append(42)
+			b.Field(2).(*array.Int32Builder).Append(int32(i / 300))
+			b.Field(3).(*array.Float64Builder).Append(float64(r.IntN(20)) / 4)
+		}
+		rec := b.NewRecordBatch()
+		b.Release()
+		if err := w.Write(rec); err != nil {
+			t.Fatal(err)
+		}
+		rec.Release()
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		data := buf.Bytes()
+		pf, err := file.NewParquetReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for leaf := 0; leaf < 4; leaf++ {
+			if !pagedChunk(pf, 0, leaf) {
+				t.Fatalf("v2=%v: column %d is not read page by page", v2, leaf)
+			}
+		}
+		pf.Close()
+		for _, batchRows := range []int64{1, 333, 4096} {
+			readPages = false
+			want := readAll(t, data, batchRows, modeDefault)
+			readPages = true
+			got := readAll(t, data, batchRows, modeDefault)
+			if len(got) != len(want) || len(got) != 7000 {
+				t.Fatalf("v2=%v batch=%d: %d rows paged, %d by the chunk reader", v2, batchRows, len(got), len(want))
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("v2=%v batch=%d row %d: paged %s, chunk reader %s", v2, batchRows, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}

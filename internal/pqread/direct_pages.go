@@ -1,0 +1,285 @@
+package pqread
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+)
+
+// A required fixed-width column is decoded page by page here rather than
+// by the column chunk reader when its pages are plain or dictionary
+// encoded (the common writers' output). arrow-go decodes a dictionary
+// lazily, growing it as larger indices show up (a fresh, zeroed slice and
+// an append each time: 10 % of Nexmark q2's CPU from Parquet), and walks
+// its per-batch level and decoder machinery; here the dictionary page is
+// copied once per row group into a buffer reused across row groups, the
+// indices are unpacked from the RLE/bit-packed hybrid and gathered
+// straight into the record's buffer, and plain pages are copied. Other
+// encodings (delta, byte-stream-split) go through the column chunk reader.
+
+// pagedChunk reports whether row group rg's chunk of column leaf uses only
+// encodings pageCol decodes.
+func pagedChunk(pf *file.Reader, rg, leaf int) bool {
+	md, err := pf.MetaData().RowGroup(rg).ColumnChunk(leaf)
+	if err != nil {
+		return false
+	}
+	for _, e := range md.Encodings() {
+		switch e {
+		case parquet.Encodings.Plain, parquet.Encodings.PlainDict, parquet.Encodings.RLEDict,
+			parquet.Encodings.RLE, parquet.Encodings.BitPacked: // the last two: levels
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// pageCol decodes one required fixed-width column chunk page by page.
+type pageCol struct {
+	width int
+	pr    file.PageReader
+	dict  []byte // the dictionary's values, width bytes each
+	// the current data page
+	left  int    // values not yet read
+	plain []byte // a plain page's values not yet read
+	idx   rleDec // a dictionary page's indices
+	ids   []uint32
+}
+
+// reset starts the chunk read by pr.
+func (c *pageCol) reset(pr file.PageReader, width int) {
+	c.pr, c.width, c.left, c.plain = pr, width, 0, nil
+	c.dict = c.dict[:0]
+}
+
+var errPagesEnd = errors.New("the column chunk's pages end before its rows")
+
+// read fills out (a multiple of width bytes) with the next values; it
+// returns how many it read, fewer only at the chunk's end.
+func (c *pageCol) read(out []byte) (int, error) {
+	n := len(out) / c.width
+	got := 0
+	for got < n {
+		if c.left == 0 {
+			if err := c.nextPage(); err != nil {
+				if err == errPagesEnd {
+					return got, nil
+				}
+				return got, err
+			}
+			continue
+		}
+		k := min(c.left, n-got)
+		dst := out[got*c.width : (got+k)*c.width]
+		if c.plain != nil {
+			copy(dst, c.plain[:k*c.width])
+			c.plain = c.plain[k*c.width:]
+		} else if err := c.gather(dst, k); err != nil {
+			return got, err
+		}
+		c.left -= k
+		got += k
+	}
+	return got, nil
+}
+
+// nextPage moves to the next data page, taking in a dictionary page on
+// the way.
+func (c *pageCol) nextPage() error {
+	for {
+		if !c.pr.Next() {
+			if err := c.pr.Err(); err != nil {
+				return err
+			}
+			return errPagesEnd
+		}
+		switch p := c.pr.Page().(type) {
+		case *file.DictionaryPage:
+			if e := parquet.Encoding(p.Encoding()); e != parquet.Encodings.Plain && e != parquet.Encodings.PlainDict {
+				return fmt.Errorf("dictionary page encoded %s", e)
+			}
+			size := int(p.NumValues()) * c.width
+			if size < 0 || size > len(p.Data()) {
+				return fmt.Errorf("dictionary page of %d values holds %d bytes", p.NumValues(), len(p.Data()))
+			}
+			c.dict = append(c.dict[:0], p.Data()[:size]...)
+		case *file.DataPageV1:
+			return c.startData(parquet.Encoding(p.Encoding()), p.Data(), int(p.NumValues()))
+		case *file.DataPageV2:
+			if p.NumNulls() != 0 {
+				return fmt.Errorf("a page of a required column has %d nulls", p.NumNulls())
+			}
+			skip := int(p.DefinitionLevelByteLen()) + int(p.RepetitionLevelByteLen())
+			if skip > len(p.Data()) {
+				return fmt.Errorf("page levels of %d bytes past its end", skip)
+			}
+			return c.startData(parquet.Encoding(p.Encoding()), p.Data()[skip:], int(p.NumValues()))
+		}
+	}
+}
+
+// startData sets up the decoding of a data page of nvals values.
+func (c *pageCol) startData(enc parquet.Encoding, data []byte, nvals int) error {
+	c.left = nvals
+	switch enc {
+	case parquet.Encodings.Plain:
+		if len(data) < nvals*c.width {
+			return fmt.Errorf("plain page of %d values holds %d bytes", nvals, len(data))
+		}
+		c.plain = data[:nvals*c.width]
+		return nil
+	case parquet.Encodings.RLEDict, parquet.Encodings.PlainDict:
+		if len(data) < 1 || data[0] > 32 {
+			return errors.New("dictionary indices without a valid bit width")
+		}
+		c.plain = nil
+		c.idx = rleDec{data: data[1:], width: uint(data[0])}
+		return nil
+	}
+	return fmt.Errorf("data page encoded %s", enc)
+}
+
+// gather decodes k indices and copies their dictionary values to dst.
+func (c *pageCol) gather(dst []byte, k int) error {
+	if cap(c.ids) < k {
+		c.ids = make([]uint32, k)
+	}
+	ids := c.ids[:k]
+	if err := c.idx.read(ids); err != nil {
+		return err
+	}
+	dn := uint32(len(c.dict) / c.width)
+	switch c.width {
+	case 8:
+		d := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(c.dict))), dn)
+		o := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(dst))), k)
+		for i, id := range ids {
+			if id >= dn {
+				return fmt.Errorf("dictionary index %d past the dictionary's %d values", id, dn)
+			}
+			o[i] = d[id]
+		}
+	case 4:
+		d := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(c.dict))), dn)
+		o := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(dst))), k)
+		for i, id := range ids {
+			if id >= dn {
+				return fmt.Errorf("dictionary index %d past the dictionary's %d values", id, dn)
+			}
+			o[i] = d[id]
+		}
+	default:
+		return fmt.Errorf("value width %d", c.width)
+	}
+	return nil
+}
+
+// rleDec decodes Parquet's RLE/bit-packed hybrid encoding of unsigned
+// integers of width bits (dictionary indices).
+type rleDec struct {
+	data  []byte
+	width uint
+	// the current run: rep values of repVal, or packed values of a
+	// bit-packed run starting at bit pos of packed
+	rep    int
+	repVal uint32
+	packed []byte
+	pos    uint
+	npack  int
+}
+
+var errRLEEnd = errors.New("dictionary indices end before the page's values")
+
+// read fills out with the next values.
+func (r *rleDec) read(out []uint32) error {
+	for len(out) > 0 {
+		switch {
+		case r.rep > 0:
+			k := min(r.rep, len(out))
+			v := r.repVal
+			for i := range out[:k] {
+				out[i] = v
+			}
+			r.rep -= k
+			out = out[k:]
+		case r.npack > 0:
+			k := min(r.npack, len(out))
+			r.unpack(out[:k])
+			r.npack -= k
+			out = out[k:]
+		default:
+			if err := r.nextRun(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// nextRun reads the next run's header.
+func (r *rleDec) nextRun() error {
+	h, n := binary.Uvarint(r.data)
+	if n <= 0 {
+		return errRLEEnd
+	}
+	r.data = r.data[n:]
+	if h&1 == 0 { // a repeated run
+		bytes := int(r.width+7) / 8
+		if len(r.data) < bytes || h>>1 == 0 || h>>1 > 1<<31 {
+			return errRLEEnd
+		}
+		var v uint32
+		for i := 0; i < bytes; i++ {
+			v |= uint32(r.data[i]) << (8 * i)
+		}
+		r.rep, r.repVal, r.data = int(h>>1), v, r.data[bytes:]
+		return nil
+	}
+	groups := h >> 1 // of 8 values
+	if groups == 0 || groups > 1<<28 {
+		return errRLEEnd
+	}
+	size := int(groups) * int(r.width) // bytes: 8 values of width bits per group
+	if len(r.data) < size {
+		// the last run of a page may be cut short of its group's padding
+		size = len(r.data)
+	}
+	r.packed, r.pos, r.npack = r.data[:size], 0, int(groups)*8
+	if r.width == 0 {
+		r.packed = nil
+	} else if max := size * 8 / int(r.width); r.npack > max {
+		r.npack = max
+	}
+	r.data = r.data[size:]
+	return nil
+}
+
+// unpack decodes len(out) values of the current bit-packed run.
+func (r *rleDec) unpack(out []uint32) {
+	w := r.width
+	if w == 0 {
+		clear(out)
+		return
+	}
+	mask := uint64(1)<<w - 1
+	p, pos := r.packed, r.pos
+	for i := range out {
+		byteAt := pos >> 3
+		var word uint64
+		if int(byteAt)+8 <= len(p) {
+			word = binary.LittleEndian.Uint64(p[byteAt:])
+		} else {
+			for j, b := range p[byteAt:] {
+				word |= uint64(b) << (8 * j)
+			}
+		}
+		out[i] = uint32((word >> (pos & 7)) & mask)
+		pos += w
+	}
+	r.pos = pos
+}
