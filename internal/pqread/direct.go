@@ -184,12 +184,12 @@ func (d *directCol) nextRowGroup(pf *file.Reader) error {
 	if d.rg >= pf.NumRowGroups() {
 		return fmt.Errorf("column %s: the row groups end before the file's row count", d.field.Name)
 	}
-	if readPages && !d.binary && d.maxDef == 0 && pagedChunk(pf, d.rg, d.leaf) {
+	if readPages && d.maxDef == 0 && pagedChunk(pf, d.rg, d.leaf) {
 		pr, err := pf.RowGroup(d.rg).GetColumnPageReader(d.leaf)
 		if err != nil {
 			return fmt.Errorf("column %s, row group %d: %w", d.field.Name, d.rg, err)
 		}
-		d.pages.reset(pr, d.width)
+		d.pages.reset(pr, d.width) // width 0: byte arrays
 		d.paged, d.pagedDone, d.cr = true, false, nil
 		return nil
 	}

@@ -45,7 +45,19 @@ func (d *directCol) readBinary(mem memory.Allocator, pf *file.Reader, n int) (ar
 	}
 	pos, levels, values := 0, 0, 0
 	for levels < n {
-		if d.cr == nil || !d.cr.HasNext() {
+		if d.paged && !d.pagedDone {
+			var got int
+			var err error
+			pos, got, err = d.pages.readBinary(data, offs[levels:n], pos)
+			if err != nil {
+				return fail(fmt.Errorf("column %s, row group %d: %w", d.field.Name, d.rg, err))
+			}
+			d.pagedDone = got == 0
+			levels += got
+			values += got
+			continue
+		}
+		if d.paged || d.cr == nil || !d.cr.HasNext() {
 			if err := d.nextRowGroup(pf); err != nil {
 				return fail(err)
 			}

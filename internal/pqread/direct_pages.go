@@ -4,8 +4,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"unsafe"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 )
@@ -39,11 +41,14 @@ func pagedChunk(pf *file.Reader, rg, leaf int) bool {
 	return true
 }
 
-// pageCol decodes one required fixed-width column chunk page by page.
+// pageCol decodes one required column chunk page by page: fixed-width
+// values (width bytes each) or, with width 0, byte arrays.
 type pageCol struct {
 	width int
 	pr    file.PageReader
-	dict  []byte // the dictionary's values, width bytes each
+	dict  []byte // the dictionary's values: width bytes each, or byte arrays with lengths
+	// a byte-array dictionary: value i is dict[dictAt[i]:dictAt[i]+dictLen[i]]
+	dictAt, dictLen []uint32
 	// the current data page
 	left  int    // values not yet read
 	plain []byte // a plain page's values not yet read
@@ -103,6 +108,12 @@ func (c *pageCol) nextPage() error {
 			if e := parquet.Encoding(p.Encoding()); e != parquet.Encodings.Plain && e != parquet.Encodings.PlainDict {
 				return fmt.Errorf("dictionary page encoded %s", e)
 			}
+			if c.width == 0 {
+				if err := c.binaryDict(p.Data(), int(p.NumValues())); err != nil {
+					return err
+				}
+				continue
+			}
 			size := int(p.NumValues()) * c.width
 			if size < 0 || size > len(p.Data()) {
 				return fmt.Errorf("dictionary page of %d values holds %d bytes", p.NumValues(), len(p.Data()))
@@ -128,6 +139,10 @@ func (c *pageCol) startData(enc parquet.Encoding, data []byte, nvals int) error 
 	c.left = nvals
 	switch enc {
 	case parquet.Encodings.Plain:
+		if c.width == 0 { // byte arrays, each after its 4-byte length
+			c.plain = data
+			return nil
+		}
 		if len(data) < nvals*c.width {
 			return fmt.Errorf("plain page of %d values holds %d bytes", nvals, len(data))
 		}
@@ -177,6 +192,105 @@ func (c *pageCol) gather(dst []byte, k int) error {
 		return fmt.Errorf("value width %d", c.width)
 	}
 	return nil
+}
+
+// binaryDict takes in a plain dictionary page of n byte arrays.
+func (c *pageCol) binaryDict(data []byte, n int) error {
+	c.dict = append(c.dict[:0], data...)
+	c.dictAt, c.dictLen = c.dictAt[:0], c.dictLen[:0]
+	at := 0
+	for i := 0; i < n; i++ {
+		if at+4 > len(c.dict) {
+			return fmt.Errorf("dictionary page ends at value %d of %d", i, n)
+		}
+		l := int(binary.LittleEndian.Uint32(c.dict[at:]))
+		at += 4
+		if l < 0 || l > len(c.dict)-at {
+			return fmt.Errorf("dictionary value %d of %d bytes past the page's end", i, l)
+		}
+		c.dictAt = append(c.dictAt, uint32(at))
+		c.dictLen = append(c.dictLen, uint32(l))
+		at += l
+	}
+	return nil
+}
+
+// readBinary appends the next byte arrays (up to len(offs)) to data from
+// byte pos, setting each one's start offset in offs; it returns the new
+// end, how many it read (fewer only at the chunk's end).
+func (c *pageCol) readBinary(data *memory.Buffer, offs []int32, pos int) (int, int, error) {
+	n := len(offs)
+	got := 0
+	buf := data.Buf()
+	// grow makes room for l more bytes
+	grow := func(l int) error {
+		if pos+l > math.MaxInt32 {
+			return errors.New("over 2 GiB of values in one batch; read the file in smaller batches")
+		}
+		if pos+l > len(buf) {
+			data.Reserve(max(pos+l, 2*len(buf)))
+			buf = data.Buf()
+		}
+		return nil
+	}
+	for got < n {
+		if c.left == 0 {
+			if err := c.nextPage(); err != nil {
+				if err == errPagesEnd {
+					return pos, got, nil
+				}
+				return pos, got, err
+			}
+			continue
+		}
+		k := min(c.left, n-got)
+		if c.plain != nil {
+			p := c.plain
+			for i := range k {
+				if len(p) < 4 {
+					return pos, got, errors.New("plain page ends before its values")
+				}
+				l := int(binary.LittleEndian.Uint32(p))
+				if l < 0 || l > len(p)-4 {
+					return pos, got, fmt.Errorf("value of %d bytes past the page's end", l)
+				}
+				if err := grow(l); err != nil {
+					return pos, got, err
+				}
+				offs[got+i] = int32(pos)
+				pos += copy(buf[pos:], p[4:4+l])
+				p = p[4+l:]
+			}
+			c.plain = p
+		} else {
+			if cap(c.ids) < k {
+				c.ids = make([]uint32, k)
+			}
+			ids := c.ids[:k]
+			if err := c.idx.read(ids); err != nil {
+				return pos, got, err
+			}
+			need := 0
+			dn := uint32(len(c.dictAt))
+			for _, id := range ids {
+				if id >= dn {
+					return pos, got, fmt.Errorf("dictionary index %d past the dictionary's %d values", id, dn)
+				}
+				need += int(c.dictLen[id])
+			}
+			if err := grow(need); err != nil {
+				return pos, got, err
+			}
+			for i, id := range ids {
+				offs[got+i] = int32(pos)
+				at := c.dictAt[id]
+				pos += copy(buf[pos:], c.dict[at:at+c.dictLen[id]])
+			}
+		}
+		c.left -= k
+		got += k
+	}
+	return pos, got, nil
 }
 
 // rleDec decodes Parquet's RLE/bit-packed hybrid encoding of unsigned

@@ -229,6 +229,18 @@ func TestPagedColumnsReadAsChunkReader(t *testing.T) {
 			t.Fatal(err)
 		}
 		data := buf.Bytes()
+		// and byte arrays: dictionary, dictionary overflowing to plain,
+		// binary, all required
+		strs := dictTestFile(t, false)
+		for _, batchRows := range []int64{1, 333, 4096} {
+			readPages = false
+			want := readCols(t, strs, batchRows, modeDefault, func(n string) bool { return n != "nullable" })
+			readPages = true
+			got := readCols(t, strs, batchRows, modeDefault, func(n string) bool { return n != "nullable" })
+			if fmt.Sprint(got) != fmt.Sprint(want) || len(got) != 15000 {
+				t.Fatalf("strings, batch %d: %d rows paged, %d by the chunk reader, or they differ", batchRows, len(got), len(want))
+			}
+		}
 		pf, err := file.NewParquetReader(bytes.NewReader(data))
 		if err != nil {
 			t.Fatal(err)
