@@ -168,28 +168,28 @@ func (c *pageCol) gather(dst []byte, k int) error {
 	if err := c.idx.read(ids); err != nil {
 		return err
 	}
-	dn := uint32(len(c.dict) / c.width)
 	switch c.width {
 	case 8:
-		d := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(c.dict))), dn)
-		o := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(dst))), k)
-		for i, id := range ids {
-			if id >= dn {
-				return fmt.Errorf("dictionary index %d past the dictionary's %d values", id, dn)
-			}
-			o[i] = d[id]
-		}
+		return gatherAs[uint64](c.dict, dst, ids)
 	case 4:
-		d := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(c.dict))), dn)
-		o := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(dst))), k)
-		for i, id := range ids {
-			if id >= dn {
-				return fmt.Errorf("dictionary index %d past the dictionary's %d values", id, dn)
-			}
-			o[i] = d[id]
+		return gatherAs[uint32](c.dict, dst, ids)
+	}
+	return fmt.Errorf("value width %d", c.width)
+}
+
+// gatherAs copies dictionary values (T-sized, packed in dict) to dst, one
+// per index of ids.
+func gatherAs[T uint32 | uint64](dict, dst []byte, ids []uint32) error {
+	var zero T
+	w := int(unsafe.Sizeof(zero))
+	dn := uint32(len(dict) / w)
+	d := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(dict))), dn)
+	o := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(dst))), len(ids))
+	for i, id := range ids {
+		if id >= dn {
+			return fmt.Errorf("dictionary index %d past the dictionary's %d values", id, dn)
 		}
-	default:
-		return fmt.Errorf("value width %d", c.width)
+		o[i] = d[id]
 	}
 	return nil
 }
