@@ -329,12 +329,46 @@ func (c cmpEval) scalar(mem memory.Allocator, rec arrow.RecordBatch, op kernels.
 	if lit.v == nil {
 		return emptySel(out), nil // comparison with NULL is never true
 	}
+	if res, ok, err := divisibility(mem, rec, op, col, lit, sel, out); ok || err != nil {
+		return res, err
+	}
 	a, err := col.value(mem, rec)
 	if err != nil {
 		return nil, err
 	}
 	defer a.Release()
 	return kernels.CompareScalar(op, a, lit.v, sel, out)
+}
+
+// divisibility evaluates `x % d = 0` (or `<> 0`) for a literal d as a
+// divisibility test (kernels.SelectDivisible): no remainders are computed,
+// and a multiply replaces each division (q2's filter). ok is false when
+// the comparison is not of that form or x is not an int32 or int64 column
+// (x is then evaluated again by the general path; only for types the
+// remainder rejects).
+func divisibility(mem memory.Allocator, rec arrow.RecordBatch, op kernels.CmpOp, col evaluator, lit litEval, sel, out []int32) ([]int32, bool, error) {
+	mod, ok := col.(arithEval)
+	if !ok || mod.op != kernels.Mod {
+		return nil, false, nil
+	}
+	dl, ok := mod.r.(litEval)
+	if !ok {
+		return nil, false, nil
+	}
+	d, ok := kernels.ZeroRemainderTest(op, dl.v, lit.v)
+	if !ok {
+		return nil, false, nil
+	}
+	if mod.typ == nil || mod.typ.ID() != arrow.INT64 { // integer operands
+		return nil, false, nil
+	}
+	x, err := mod.l.value(mem, rec)
+	if err != nil {
+		return nil, false, err
+	}
+	defer x.Release()
+	res, ok := kernels.SelectDivisible(x, d, op == kernels.Eq, sel, out)
+	return res, ok, nil
 }
 
 type arithEval struct {

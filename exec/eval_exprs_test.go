@@ -278,3 +278,47 @@ func TestEvalCaseChecked(t *testing.T) {
 		t.Fatalf("got %s", s)
 	}
 }
+
+// TestEvalRemainderComparedWithZero checks `x % d = 0` and `<> 0`, which
+// run as a divisibility test (kernels.SelectDivisible), and the forms
+// beside them that keep the remainder path, against a naive evaluation.
+func TestEvalRemainderComparedWithZero(t *testing.T) {
+	col := func(n string) plan.Expr { return plan.ColumnRef{Name: n} }
+	lit := func(v any) plan.Expr { return plan.Literal{Value: v} }
+	bin := func(op plan.BinaryOp, l, r plan.Expr) plan.Expr { return plan.Binary{Op: op, L: l, R: r} }
+	asInt := func(v any) (int64, bool) {
+		switch x := v.(type) {
+		case int64:
+			return x, true
+		case int32:
+			return int64(x), true
+		}
+		return 0, false
+	}
+	for _, c := range []struct {
+		c    string
+		d, r int64
+		op   plan.BinaryOp
+		flip bool
+	}{
+		{"i64", 3, 0, plan.OpEq, false},
+		{"i64", -4, 0, plan.OpNe, false},
+		{"i32", 2, 0, plan.OpEq, true},
+		{"i32", 5, 0, plan.OpNe, true},
+		{"i64", 0, 0, plan.OpEq, false}, // a zero divisor: NULL
+		{"i64", 3, 1, plan.OpEq, false}, // not against zero
+	} {
+		mod := bin(plan.OpMod, col(c.c), lit(c.d))
+		e := bin(c.op, mod, lit(c.r))
+		if c.flip {
+			e = bin(c.op, lit(c.r), mod)
+		}
+		checkExpr(t, e, func(row map[string]any) any {
+			x, ok := asInt(row[c.c])
+			if !ok || c.d == 0 {
+				return nil
+			}
+			return (x%c.d == c.r) == (c.op == plan.OpEq)
+		})
+	}
+}
