@@ -5,6 +5,7 @@ import (
 	"github.com/millrace/millrace/internal/testutil"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -148,4 +149,27 @@ func BenchmarkBlackholeWrite(b *testing.B) {
 		w.Write(ctx, rec)
 	}
 	b.ReportMetric(float64(b.N)*8192/time.Since(start).Seconds(), "rows/s")
+}
+
+// TestHashBytesReadsEveryByte checks that changing any one byte of a value,
+// or its length, changes its hash, for lengths around every block edge.
+func TestHashBytesReadsEveryByte(t *testing.T) {
+	seen := map[uint64]string{}
+	add := func(v []byte) {
+		h := hashBytes(v)
+		if prev, ok := seen[h]; ok && prev != string(v) {
+			t.Fatalf("%q and %q hash alike", prev, v)
+		}
+		seen[h] = string(v)
+	}
+	base := []byte(strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789", 3))
+	for n := 0; n <= len(base); n++ {
+		v := base[:n]
+		add(v)
+		for i := range v {
+			w := append([]byte(nil), v...)
+			w[i] ^= 0x20
+			add(w)
+		}
+	}
 }
