@@ -4,7 +4,9 @@
 // pqarrow): the plumbing that lake's data files and the file source's
 // Parquet files share. Fitting the columns to the caller's schema is
 // kernels.Conform; filling in columns the file lacks (nulls, Delta
-// partition values) is the caller's.
+// partition values) is the caller's. Snappy pages are decompressed by
+// internal/snappy, installed as arrow-go's snappy codec when this package
+// is loaded.
 package pqread
 
 import (
@@ -21,7 +23,10 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/millrace/millrace/internal/snappy"
 )
+
+func init() { snappy.Install() }
 
 // Read opens the Parquet file at path and calls emit for each record batch
 // (at most batchRows rows) of the file's top-level columns for which
