@@ -175,11 +175,17 @@ func (d *directCol) readFixed(mem memory.Allocator, pf *file.Reader, n int) (arr
 }
 
 // nextRowGroup moves the reader to the next row group's column chunk.
-func (d *directCol) nextRowGroup(pf *file.Reader) error {
+// closePages closes the chunk's page reader, if the chunk is read page by
+// page, returning its buffers to pageMem.
+func (d *directCol) closePages() {
 	if d.paged {
 		d.pages.pr.Close()
 		d.paged = false
 	}
+}
+
+func (d *directCol) nextRowGroup(pf *file.Reader) error {
+	d.closePages()
 	d.rg++
 	if d.rg >= pf.NumRowGroups() {
 		return fmt.Errorf("column %s: the row groups end before the file's row count", d.field.Name)

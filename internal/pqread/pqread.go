@@ -23,6 +23,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/millrace/millrace/columnar"
 	"github.com/millrace/millrace/internal/snappy"
 )
 
@@ -98,6 +99,13 @@ func readFile(ctx context.Context, mem memory.Allocator, pf *file.Reader, where 
 		return nil
 	}
 	b := batcher{mem: unzeroed(mem), pf: pf, where: where, fields: fields, directs: directs}
+	defer func() {
+		for _, d := range directs {
+			if d != nil {
+				d.closePages()
+			}
+		}
+	}()
 	if len(leaves) == 0 { // every column read directly
 		for lo := int64(0); lo < total; lo += batchRows {
 			if err := b.emit(nil, min(total-lo, batchRows), emit); err != nil {
@@ -258,8 +266,21 @@ func guard[T any](where string, f func() (T, error)) (v T, err error) {
 // out of it: 1.05-1.1x on q0 from Parquet (BENCHMARKS "Buffer reuse").
 // Objects in object storage keep the whole-chunk reads: a small buffer
 // there would be a request per 64 KiB.
+//
+// The page readers' own buffers (each decompressed page, the dictionary
+// page) come from pageMem, one recycler for the process: a column chunk's
+// page reader grows a buffer to the page size (a megabyte for the common
+// writers), and with Go's allocator every chunk of every file allocated,
+// zeroed and faulted in its own, 1.05-1.1x on q0 and q2 (BENCHMARKS
+// "Fourth scan round"). A page reader returns them when closed, at the end
+// of its chunk (directCol.closePages); the readers the direct path does not
+// close leave theirs to the garbage collector, as before. Nothing keeps a
+// slice of a page past its reader's next page: arrow-go reuses the buffer
+// for each page of a chunk anyway.
+var pageMem = columnar.NewRecycler(32 << 20)
+
 func readOptions() []file.ReadOption {
-	props := parquet.NewReaderProperties(nil)
+	props := parquet.NewReaderProperties(pageMem)
 	props.BufferedStreamEnabled = true
 	props.BufferSize = 64 << 10
 	return []file.ReadOption{file.WithReadProps(props)}
