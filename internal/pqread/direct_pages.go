@@ -380,6 +380,10 @@ func (r *rleDec) unpack(out []uint32) {
 		clear(out)
 		return
 	}
+	if w%8 == 0 && r.pos%8 == 0 && w <= 32 && int(r.pos/8)+len(out)*int(w/8) <= len(r.packed) {
+		r.unpackBytes(out)
+		return
+	}
 	mask := uint64(1)<<w - 1
 	p, pos := r.packed, r.pos
 	for i := range out {
@@ -396,4 +400,34 @@ func (r *rleDec) unpack(out []uint32) {
 		pos += w
 	}
 	r.pos = pos
+}
+
+// unpackBytes is unpack for a width of whole bytes (8, 16, 24 or 32 bits:
+// a dictionary of up to 256, 65536… values) starting on a byte: plain
+// little-endian loads, no shifts. The run holds every value of out.
+func (r *rleDec) unpackBytes(out []uint32) {
+	b := r.packed[r.pos/8:]
+	switch r.width {
+	case 8:
+		b = b[:len(out)]
+		for i := range out {
+			out[i] = uint32(b[i])
+		}
+	case 16:
+		b = b[:2*len(out)]
+		for i := range out {
+			out[i] = uint32(binary.LittleEndian.Uint16(b[2*i:]))
+		}
+	case 24:
+		b = b[:3*len(out)]
+		for i := range out {
+			out[i] = uint32(b[3*i]) | uint32(b[3*i+1])<<8 | uint32(b[3*i+2])<<16
+		}
+	default:
+		b = b[:4*len(out)]
+		for i := range out {
+			out[i] = binary.LittleEndian.Uint32(b[4*i:])
+		}
+	}
+	r.pos += r.width * uint(len(out))
 }
