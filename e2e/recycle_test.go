@@ -177,23 +177,30 @@ func writeRecycleFiles(t *testing.T, dir string, seed uint64, files, rows int) [
 		}
 		rec := b.NewRecordBatch()
 		b.Release()
-		out, err := os.Create(filepath.Join(dir, fmt.Sprintf("part-%03d.parquet", f)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, err := pqarrow.NewFileWriter(recycleSchema, out, parquet.NewWriterProperties(parquet.WithDataPageSize(2048)), pqarrow.DefaultWriterProps())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Write(rec); err != nil {
-			t.Fatal(err)
-		}
+		writeParquetFile(t, filepath.Join(dir, fmt.Sprintf("part-%03d.parquet", f)), rec, parquet.WithDataPageSize(2048))
 		rec.Release()
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return all
+}
+
+// writeParquetFile writes rec as the Parquet file path, with the writer
+// properties opts.
+func writeParquetFile(t *testing.T, path string, rec arrow.RecordBatch, opts ...parquet.WriterProperty) {
+	t.Helper()
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pqarrow.NewFileWriter(rec.Schema(), out, parquet.NewWriterProperties(opts...), pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // checkRows compares got (sorted by the memory sink) with want.

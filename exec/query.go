@@ -394,6 +394,7 @@ func compile(ctx context.Context, cfg Config) (_ *compiled, err error) {
 	if cfg.LateSink == nil { // a late-data sink gets whole input rows
 		pruneSources(c, cfg.Plan)
 	}
+	pushFilters(c, cfg.Plan)
 	if mc, ok := cfg.Sink.(sinks.ModeChecker); ok {
 		if err := mc.CheckMode(cfg.Mode); err != nil {
 			return nil, err

@@ -126,6 +126,27 @@ type ColumnPruner interface {
 	PruneColumns(needed []string)
 }
 
+// Comparison is a column compared with a literal, Col Op Value: one
+// conjunct of a query's filter. Op is "=", "<", "<=", ">" or ">="; Value is
+// an int64 (the column is an int32 or int64 column) or a string (a string
+// column). A null column value satisfies no comparison.
+type Comparison struct {
+	Col   string
+	Op    string
+	Value any
+}
+
+// FilterPusher is implemented by sources that can skip input no row of
+// which satisfies a filter (a Parquet row group whose statistics rule it
+// out). Before the first trigger the query calls PushFilters with the
+// conjuncts of a filter that reads the source's rows directly (no
+// watermark or projection between them); a row the source still produces
+// goes through the whole filter as before, so skipping changes no result,
+// only which rows are read (and counted as input).
+type FilterPusher interface {
+	PushFilters(conds []Comparison)
+}
+
 // Backlogger is implemented by sources that know how much input was
 // available beyond the end offset their last LatestOffset returned: what a
 // read limit left for later triggers. A backlog that keeps growing means

@@ -33,7 +33,8 @@ type directCol struct {
 	phys   parquet.Type
 	width  int
 	maxDef int16
-	rg     int // the row group cr reads; -1 before the first
+	rg     int    // the row group cr reads; -1 before the first
+	keep   []bool // the row groups read (nil: all; SkipRowGroups)
 	cr     file.ColumnChunkReader
 	defs   []int16 // definition levels of a batch (optional columns)
 
@@ -187,6 +188,9 @@ func (d *directCol) closePages() {
 func (d *directCol) nextRowGroup(pf *file.Reader) error {
 	d.closePages()
 	d.rg++
+	for d.keep != nil && d.rg < len(d.keep) && !d.keep[d.rg] { // skipped (SkipRowGroups)
+		d.rg++
+	}
 	if d.rg >= pf.NumRowGroups() {
 		return fmt.Errorf("column %s: the row groups end before the file's row count", d.field.Name)
 	}

@@ -40,31 +40,39 @@ func init() { snappy.Install() }
 // Read's own errors read "<what> <path>: …"; emit's errors are returned as they are. Read stops at
 // the first error and when ctx is done.
 func Read(ctx context.Context, mem memory.Allocator, path, what string, batchRows int64,
-	want func(name string) bool, emit func(rec arrow.RecordBatch, rows int64) error) error {
+	want func(name string) bool, emit func(rec arrow.RecordBatch, rows int64) error, opts ...Option) error {
 	where := strings.TrimSpace(what + " " + path)
 	pf, err := guard(where, func() (*file.Reader, error) { return file.OpenParquetFile(path, false, readOptions()...) })
 	if err != nil {
 		return fmt.Errorf("%s: open: %w", where, err)
 	}
 	defer pf.Close()
-	return readFile(ctx, mem, pf, where, batchRows, want, emit)
+	return readFile(ctx, mem, pf, where, batchRows, want, emit, opts)
 }
 
 // ReadFrom is Read of a Parquet file held by r (an object in memory, or
 // ranged reads of an object in object storage); where names it in errors
 // ("lake: data file s3://bucket/t/part-0.parquet").
 func ReadFrom(ctx context.Context, mem memory.Allocator, r parquet.ReaderAtSeeker, where string, batchRows int64,
-	want func(name string) bool, emit func(rec arrow.RecordBatch, rows int64) error) error {
+	want func(name string) bool, emit func(rec arrow.RecordBatch, rows int64) error, opts ...Option) error {
 	pf, err := guard(where, func() (*file.Reader, error) { return file.NewParquetReader(r) })
 	if err != nil {
 		return fmt.Errorf("%s: open: %w", where, err)
 	}
 	defer pf.Close()
-	return readFile(ctx, mem, pf, where, batchRows, want, emit)
+	return readFile(ctx, mem, pf, where, batchRows, want, emit, opts)
 }
 
 func readFile(ctx context.Context, mem memory.Allocator, pf *file.Reader, where string, batchRows int64,
-	want func(name string) bool, emit func(rec arrow.RecordBatch, rows int64) error) error {
+	want func(name string) bool, emit func(rec arrow.RecordBatch, rows int64) error, opts []Option) error {
+	var cfg readConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	keep, total := keptRowGroups(pf, cfg.conds)
+	if total == 0 {
+		return nil
+	}
 	// PreAllocBinaryData sizes a string column's buffer from the column
 	// chunk's size up front, instead of doubling it as values arrive
 	// (1.12x on Nexmark's bids, BENCHMARKS "Parquet scan").
@@ -89,7 +97,11 @@ func readFile(ctx context.Context, mem memory.Allocator, pf *file.Reader, where 
 			}
 		}
 	}
-	total := pf.NumRows()
+	for _, d := range directs {
+		if d != nil {
+			d.keep = keep
+		}
+	}
 	if len(fields) == 0 {
 		for lo := int64(0); lo < total; lo += batchRows {
 			if err := emit(nil, min(total-lo, batchRows)); err != nil {
@@ -117,7 +129,13 @@ func readFile(ctx context.Context, mem memory.Allocator, pf *file.Reader, where 
 		}
 		return nil
 	}
-	rr, err := guard(where, func() (pqarrow.RecordReader, error) { return fr.GetRecordReader(ctx, leaves, nil) })
+	var groups []int // nil: all
+	for rg, k := range keep {
+		if k {
+			groups = append(groups, rg)
+		}
+	}
+	rr, err := guard(where, func() (pqarrow.RecordReader, error) { return fr.GetRecordReader(ctx, leaves, groups) })
 	if err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}

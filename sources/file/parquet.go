@@ -60,7 +60,8 @@ func (p *Partition) readParquet(ctx context.Context, mem memory.Allocator, path 
 		return emit(out)
 	}
 	if object != nil {
-		return pqread.ReadFrom(ctx, mem, bytes.NewReader(object), "file source: parquet "+path, BatchRows, want, conform)
+		return pqread.ReadFrom(ctx, mem, bytes.NewReader(object), "file source: parquet "+path, BatchRows, want, conform,
+			pqread.SkipRowGroups(p.src.conds))
 	}
-	return pqread.Read(ctx, mem, path, "file source: parquet", BatchRows, want, conform)
+	return pqread.Read(ctx, mem, path, "file source: parquet", BatchRows, want, conform, pqread.SkipRowGroups(p.src.conds))
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/millrace/millrace/internal/pqread"
 	"github.com/millrace/millrace/sources"
 	"github.com/millrace/millrace/storage"
 )
@@ -33,6 +34,9 @@ type Source struct {
 	// Parquet file's are not decoded but filled with nulls. Set before the
 	// first trigger, read-only after.
 	unread map[string]bool
+	// conds are the filter's conjuncts a Parquet file's row groups are
+	// skipped by (PushFilters)
+	conds []pqread.Cond
 }
 
 var (
@@ -40,7 +44,18 @@ var (
 	_ sources.AvailableNow = (*Source)(nil)
 	_ sources.Describer    = (*Source)(nil)
 	_ sources.ColumnPruner = (*Source)(nil)
+	_ sources.FilterPusher = (*Source)(nil)
 )
+
+// PushFilters implements sources.FilterPusher: Parquet files skip the row
+// groups whose column statistics show that no row satisfies conds (JSON and
+// CSV lines are read whole).
+func (s *Source) PushFilters(conds []sources.Comparison) {
+	s.conds = nil
+	for _, c := range conds {
+		s.conds = append(s.conds, pqread.Cond{Col: c.Col, Op: c.Op, Value: c.Value})
+	}
+}
 
 // PruneColumns implements sources.ColumnPruner: the columns of Parquet
 // files that are not in needed are left undecoded and emitted as nulls
