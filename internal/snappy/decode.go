@@ -71,33 +71,37 @@ func decode(dst, src []byte) ([]byte, error) {
 		if s+24 <= len(src) && d+64 <= len(dst) {
 			// the fast path (24 bytes of src and 64 of dst are left): a
 			// literal of up to 16 bytes, or a copy of up to 64 from at
-			// least 8 bytes back, moved with unconditional 8-byte loads
-			// and stores; anything else goes on to the careful path
+			// least 8 bytes back, moved with unconditional 16- and 8-byte
+			// loads and stores; anything else goes on to the careful path.
+			// A literal is told by its tag's low bits alone; a copy's
+			// length, offset bytes and offset high bits come from
+			// copyTable, its offset from one masked load
+			dp := unsafe.Pointer(unsafe.SliceData(dst))
 			x := load64(src, s)
 			t := byte(x)
-			var l, off, adv int
-			switch t & 3 {
-			case 0:
-				l = int(t>>2) + 1
-				if l <= 16 {
-					store64(dst, d, load64(src, s+1))
-					store64(dst, d+8, load64(src, s+9))
-					d += l
-					s += 1 + l
-					continue
+			if t&3 == 0 {
+				l := int(t>>2) + 1
+				if l > 16 {
+					goto careful
 				}
-				goto careful
-			case 1:
-				l, off, adv = 4+int(t>>2)&7, int(t&0xe0)<<3|int(byte(x>>8)), 2
-			case 2:
-				l, off, adv = 1+int(t>>2), int(uint16(x>>8)), 3
-			default:
-				l, off, adv = 1+int(t>>2), int(uint32(x>>8)), 5
+				*(*[16]byte)(unsafe.Add(dp, d)) = *(*[16]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(src)), s+1))
+				d += l
+				s += 1 + l
+				continue
 			}
-			if off >= 8 && off <= d {
+			e := copyTable[t]
+			l := int(e & 0xff)
+			extra := int(e >> 8 & 7)
+			off := int(e>>12) | int(uint32(x>>8)&wordMask[extra])
+			if off > d || off < 8 {
+				goto careful
+			}
+			from := d - off
+			if off >= 16 && l <= 16 { // no overlap: one 16-byte move
+				*(*[16]byte)(unsafe.Add(dp, d)) = *(*[16]byte)(unsafe.Add(dp, from))
+			} else {
 				// in order, each load reads bytes at least 8 behind, so
 				// already final; bytes past l are overwritten later
-				from := d - off
 				store64(dst, d, load64(dst, from))
 				store64(dst, d+8, load64(dst, from+8))
 				if l > 16 {
@@ -110,10 +114,10 @@ func decode(dst, src []byte) ([]byte, error) {
 						store64(dst, d+56, load64(dst, from+56))
 					}
 				}
-				d += l
-				s += adv
-				continue
 			}
+			d += l
+			s += 1 + extra
+			continue
 		}
 	careful:
 		t := src[s]
@@ -199,3 +203,23 @@ func decode(dst, src []byte) ([]byte, error) {
 	}
 	return dst, nil
 }
+
+// copyTable describes each copy tag byte: bits 0-7 the length, bits 8-10
+// the offset bytes after the tag (1, 2 or 4), bits 12 and up the offset's
+// high bits (a 1-byte-offset copy's three).
+var copyTable = func() (t [256]uint32) {
+	for i := range t {
+		switch i & 3 {
+		case 1:
+			t[i] = (4 + uint32(i>>2)&7) | 1<<8 | uint32(i&0xe0)<<3<<12
+		case 2:
+			t[i] = (1 + uint32(i>>2)) | 2<<8
+		case 3:
+			t[i] = (1 + uint32(i>>2)) | 4<<8
+		}
+	}
+	return
+}()
+
+// wordMask keeps a word's low n bytes.
+var wordMask = [5]uint32{0, 0xff, 0xffff, 0xffffff, 0xffffffff}
