@@ -294,11 +294,14 @@ func guard[T any](where string, f func() (T, error)) (v T, err error) {
 // of its chunk (directCol.closePages); the readers the direct path does not
 // close leave theirs to the garbage collector, as before. Nothing keeps a
 // slice of a page past its reader's next page: arrow-go reuses the buffer
-// for each page of a chunk anyway.
+// for each page of a chunk anyway. They are not zeroed: the page reader
+// writes every byte it then reads (a page read from the file, a page
+// decompressed into its exact size), which the poisoned test suite checks
+// (fresh unzeroed buffers filled with 0xA5).
 var pageMem = columnar.NewRecycler(32 << 20)
 
 func readOptions() []file.ReadOption {
-	props := parquet.NewReaderProperties(pageMem)
+	props := parquet.NewReaderProperties(pageMem.Unzeroed())
 	props.BufferedStreamEnabled = true
 	props.BufferSize = 64 << 10
 	return []file.ReadOption{file.WithReadProps(props)}
