@@ -121,67 +121,76 @@ func appendUvarints(b []byte, vals []int64, groups []uint32) []byte {
 	b = slices.Grow(b, len(groups)*binary.MaxVarintLen64)
 	n, buf := len(b), b[:cap(b)]
 	for _, g := range groups {
-		v := uint64(vals[g])
-		for v >= 0x80 {
-			buf[n] = byte(v) | 0x80
-			v >>= 7
-			n++
-		}
-		buf[n] = byte(v)
-		n++
+		n = putUvarint(buf, n, uint64(vals[g]))
 	}
 	return buf[:n]
 }
 
-func appendSeenColumn(b []byte, c stateCol, groups []uint32) []byte {
-	all := true
-	for _, g := range groups {
-		if !c.seen[g] {
-			all = false
-			break
-		}
-	}
-	if all {
-		b = append(b, 0)
-	} else {
-		b = append(b, 1)
-		at := len(b)
-		b = append(b, make([]byte, (len(groups)+7)/8)...)
-		for i, g := range groups {
-			if !c.seen[g] {
-				b[at+i/8] |= 1 << (i % 8)
-			}
-		}
-	}
-	if c.kind == colSeenFloat {
-		b = slices.Grow(b, 8*len(groups))
-		for _, g := range groups {
-			if c.seen[g] {
-				b = binary.BigEndian.AppendUint64(b, math.Float64bits(c.floats[g]))
-			}
-		}
-		return b
-	}
+// AppendZigzagDeltas appends vals[g] of each group of groups as the
+// uvarint zig-zag difference from the previous group's value (the first
+// from 0): a column of keys or values that repeat or grow slowly in group
+// order takes a byte or two a group. The buffer grows once; each varint is
+// written in place.
+func AppendZigzagDeltas(b []byte, vals []int64, groups []uint32) []byte {
 	b = slices.Grow(b, len(groups)*binary.MaxVarintLen64)
 	n, buf := len(b), b[:cap(b)]
 	prev := int64(0)
 	for _, g := range groups {
-		if !c.seen[g] {
-			continue
-		}
-		v := c.ints[g]
+		v := vals[g]
 		d := v - prev
-		u := uint64(d<<1) ^ uint64(d>>63) // zig-zag
 		prev = v
-		for u >= 0x80 {
-			buf[n] = byte(u) | 0x80
-			u >>= 7
-			n++
-		}
-		buf[n] = byte(u)
-		n++
+		n = putUvarint(buf, n, uint64(d<<1)^uint64(d>>63))
 	}
 	return buf[:n]
+}
+
+// putUvarint writes u as a uvarint at buf[n:], which has room for it, and
+// returns the index after it.
+func putUvarint(buf []byte, n int, u uint64) int {
+	for u >= 0x80 {
+		buf[n] = byte(u) | 0x80
+		u >>= 7
+		n++
+	}
+	buf[n] = byte(u)
+	return n + 1
+}
+
+// appendSeenColumn appends a colSeenInt or colSeenFloat column.
+func appendSeenColumn(b []byte, c stateCol, groups []uint32) []byte {
+	first := len(groups) // the first group that saw no value
+	for i, g := range groups {
+		if !c.seen[g] {
+			first = i
+			break
+		}
+	}
+	seen := groups
+	if first == len(groups) {
+		b = append(b, 0)
+	} else {
+		// a bitmap of the groups that saw no value, and the values of
+		// the others
+		b = append(b, 1)
+		at := len(b)
+		b = append(b, make([]byte, (len(groups)+7)/8)...)
+		seen = append(make([]uint32, 0, len(groups)), groups[:first]...)
+		for i := first; i < len(groups); i++ {
+			if g := groups[i]; !c.seen[g] {
+				b[at+i/8] |= 1 << (i % 8)
+			} else {
+				seen = append(seen, g)
+			}
+		}
+	}
+	if c.kind == colSeenFloat {
+		b = slices.Grow(b, 8*len(seen))
+		for _, g := range seen {
+			b = binary.BigEndian.AppendUint64(b, math.Float64bits(c.floats[g]))
+		}
+		return b
+	}
+	return AppendZigzagDeltas(b, c.ints, seen)
 }
 
 // DecodeColumns decodes the state columns of n groups at the start of b

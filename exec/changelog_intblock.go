@@ -3,7 +3,6 @@ package exec
 import (
 	"encoding/binary"
 	"fmt"
-	"slices"
 
 	"github.com/millrace/millrace/agg"
 )
@@ -76,48 +75,29 @@ const (
 // appendKeyColumn appends one key column of a block: its null flag (and
 // bitmap), then its non-null values as zig-zag varint differences.
 func appendKeyColumn(b []byte, vals []int64, nulls []bool, groups []uint32) []byte {
-	hasNull := false
-	for _, g := range groups {
+	first := len(groups) // the first group whose key is null
+	for i, g := range groups {
 		if nulls[g] {
-			hasNull = true
+			first = i
 			break
 		}
 	}
-	prev := int64(0)
-	if !hasNull {
-		// grown once, each varint written in place
-		b = slices.Grow(append(b, 0), len(groups)*binary.MaxVarintLen64)
-		n, buf := len(b), b[:cap(b)]
-		for _, g := range groups {
-			v := vals[g]
-			u := zigzag(v - prev)
-			prev = v
-			for u >= 0x80 {
-				buf[n] = byte(u) | 0x80
-				u >>= 7
-				n++
-			}
-			buf[n] = byte(u)
-			n++
-		}
-		return buf[:n]
+	if first == len(groups) {
+		return agg.AppendZigzagDeltas(append(b, 0), vals, groups)
 	}
 	b = append(b, 1)
 	at := len(b)
 	b = append(b, make([]byte, (len(groups)+7)/8)...)
-	for i, g := range groups {
-		if nulls[g] {
+	valued := append(make([]uint32, 0, len(groups)), groups[:first]...)
+	for i := first; i < len(groups); i++ {
+		if g := groups[i]; nulls[g] {
 			b[at+i/8] |= 1 << (i % 8)
-			continue
+		} else {
+			valued = append(valued, g)
 		}
-		v := vals[g]
-		b = binary.AppendUvarint(b, zigzag(v-prev))
-		prev = v
 	}
-	return b
+	return agg.AppendZigzagDeltas(b, vals, valued)
 }
-
-func zigzag(d int64) uint64 { return uint64(d<<1) ^ uint64(d>>63) }
 
 func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
 
