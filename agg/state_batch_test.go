@@ -103,3 +103,29 @@ func TestStatesOfManyGroups(t *testing.T) {
 		})
 	}
 }
+
+// TestZigzagDeltaVarints holds AppendZigzagDeltas to binary.AppendUvarint
+// of the zig-zag differences around every varint length boundary.
+func TestZigzagDeltaVarints(t *testing.T) {
+	var vals []int64
+	for shift := 0; shift < 64; shift++ {
+		for _, d := range []int64{-1, 0, 1} {
+			u := uint64(1)<<shift + uint64(d)
+			vals = append(vals, int64(u), -int64(u), 0)
+		}
+	}
+	groups := make([]uint32, len(vals))
+	for i := range groups {
+		groups[i] = uint32(i)
+	}
+	var want []byte
+	prev := int64(0)
+	for _, v := range vals {
+		d := v - prev
+		prev = v
+		want = binary.AppendUvarint(want, uint64(d<<1)^uint64(d>>63))
+	}
+	if got := AppendZigzagDeltas([]byte("x"), vals, groups); !bytes.Equal(got[1:], want) || got[0] != 'x' {
+		t.Fatalf("AppendZigzagDeltas:\n%x\nwant\n%x", got[1:], want)
+	}
+}
