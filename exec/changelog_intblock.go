@@ -115,6 +115,11 @@ func applyIntBlock(rows map[string][]byte, b []byte) ([]byte, error) {
 		return nil, fmt.Errorf("corrupt int-key block: bad column count")
 	}
 	b = b[k:]
+	// every column takes at least a bit a row (its null bitmap), so what
+	// the keys take below stays within a multiple of the block's bytes
+	if cols*((n+7)/8) > uint64(len(b)) {
+		return nil, fmt.Errorf("corrupt int-key block: %d rows of %d columns in %d bytes", n, cols, len(b))
+	}
 	rowsN, colsN := int(n), int(cols)
 	keyLen := 9 * colsN
 	keys := make([]byte, rowsN*keyLen) // 9 bytes per column and row
