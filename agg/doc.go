@@ -104,8 +104,12 @@
 //   - No allocation, interface call or closure per row in Update; Emit and
 //     Remove may allocate (they run per trigger, not per batch row).
 //
-// The accumulators are plain slices so that a later state store can export
-// and import them per group, keyed by the encoded key (not built yet).
+// The accumulators are plain slices, which the engine's durable state
+// exports and imports per group (state.go: EncodeStates, StateEncoder,
+// LoadGroups) and, for the changed groups of a batch, many at a time
+// (state_batch.go: AppendAll, and AppendColumns and DecodeColumns, which
+// lay out counts, sums, mins, maxes and avgs of numbers by accumulator in
+// about half the bytes).
 //
 // The plain scatter loops for int64/float64 (count, sum, min, max) are the
 // ones of package kernels; loops.go holds the variants kernels lacks

@@ -238,6 +238,14 @@ func (h *HashTable) KeyInt64(col int, group uint32) int64 { return h.cols[col].v
 // KeyIsNull reports whether key column col of group is null.
 func (h *HashTable) KeyIsNull(col int, group uint32) bool { return h.cols[col].nulls[group] }
 
+// KeyInt64Column returns the stored values and null flags of an
+// int32/int64/timestamp/date key column, indexed by group (a null key's
+// value is 0): for loops over many groups of one column. The slices are the
+// table's own, valid until its next change; callers only read them.
+func (h *HashTable) KeyInt64Column(col int) (vals []int64, nulls []bool) {
+	return h.cols[col].vals, h.cols[col].nulls
+}
+
 // MemoryUsage returns the approximate bytes held by the table.
 func (h *HashTable) MemoryUsage() int64 {
 	m := int64(cap(h.islots))*16 + int64(cap(h.pslots))*24 + int64(cap(h.slots))*8 + int64(cap(h.hashes))*8

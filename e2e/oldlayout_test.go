@@ -48,6 +48,44 @@ func TestWriteOldLayoutFixture(t *testing.T) {
 // there too), whose run with them is exactly the oracle's; the first
 // commit moves the state to a snapshot file.
 func TestRestartOnOldLayoutCheckpoint(t *testing.T) {
+	dir := restartOnFixture(t, oldLayoutFixture)
+	names, err := os.ReadDir(filepath.Join(dir, "state", "changelog"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snapshot := false
+	for _, n := range names {
+		snapshot = snapshot || strings.HasSuffix(n.Name(), ".snapshot")
+	}
+	if !snapshot {
+		t.Fatalf("no snapshot file after restarting on the old layout: %v", names)
+	}
+}
+
+// The checkpoint of the same run written by Millrace before the int-key
+// blocks (at be68160, state layout 2, every changed group a row of its
+// delta), with its small-delta threshold (exec.smallDeltaBytes) set to 0
+// so that every delta is a changelog file:
+//
+//	git archive be68160 | tar -x -C /tmp/before && cd /tmp/before
+//	sed -i 's/^var smallDeltaBytes int64 = 256 << 10/var smallDeltaBytes int64 = 0/' exec/changelog.go
+//	MILLRACE_WRITE_FIXTURE=<repo>/e2e/testdata/state-layout2-rows go test -run TestWriteOldLayoutFixture ./e2e/
+const rowDeltasFixture = "testdata/state-layout2-rows"
+
+// TestRestartOnRowDeltasCheckpoint restarts the query on delta files
+// whose groups are rows one by one (before the int-key blocks): they are
+// read as they are, and the restarted query continues exactly as one
+// whose checkpoint this Millrace wrote.
+func TestRestartOnRowDeltasCheckpoint(t *testing.T) {
+	restartOnFixture(t, rowDeltasFixture)
+}
+
+// restartOnFixture runs the old-layout query from a copy of the
+// checkpoint fixture over every chunk and checks that it gets exactly the
+// rows this Millrace gets restarting on its own checkpoint of the same
+// first batches, whose run is exactly the oracle's. It returns the copy.
+func restartOnFixture(t *testing.T, fixture string) string {
+	t.Helper()
 	chunks, build := oldLayoutRun()
 	mine := filepath.Join(t.TempDir(), "mine")
 	before := (&restartRun{loc: mine, chunks: chunks[:oldLayoutBatches], build: build, mode: millrace.Append}).run(t)
@@ -62,7 +100,7 @@ func TestRestartOnOldLayoutCheckpoint(t *testing.T) {
 	}
 
 	dir := filepath.Join(t.TempDir(), "ckpt")
-	if err := os.CopyFS(dir, os.DirFS(oldLayoutFixture)); err != nil {
+	if err := os.CopyFS(dir, os.DirFS(fixture)); err != nil {
 		t.Fatal(err)
 	}
 	got := (&restartRun{loc: dir, chunks: chunks, build: build, mode: millrace.Append}).run(t)
@@ -70,17 +108,7 @@ func TestRestartOnOldLayoutCheckpoint(t *testing.T) {
 		t.Fatal("the restarted query wrote nothing: the test does not test it")
 	}
 	if d := testutil.Diff(got, wantAfter); d != "" {
-		t.Fatalf("restarted on the old layout: %s", d)
+		t.Fatalf("restarted on %s: %s", fixture, d)
 	}
-	names, err := os.ReadDir(filepath.Join(dir, "state", "changelog"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	snapshot := false
-	for _, n := range names {
-		snapshot = snapshot || strings.HasSuffix(n.Name(), ".snapshot")
-	}
-	if !snapshot {
-		t.Fatalf("no snapshot file after restarting on the old layout: %v", names)
-	}
+	return dir
 }

@@ -255,3 +255,44 @@ func TestRestartWithChangedQuery(t *testing.T) {
 		t.Fatalf("changed aggregation: got %v, want ErrIncompatible naming the aggregate functions", err)
 	}
 }
+
+// TestIntKeyRecoveryAtEveryStep is TestRecoveryAtEveryStep for groupings
+// whose keys are all integers or timestamps (window × user), whose deltas
+// are int-key blocks (exec/changelog_intblock.go): with aggregates whose
+// states are laid out by column and with one (count distinct) that makes
+// them rows. Each crashed run must end with exactly the rows of an
+// uninterrupted run.
+func TestIntKeyRecoveryAtEveryStep(t *testing.T) {
+	const delay = 10 * time.Second
+	w := windowSpec{size: 60 * second, slide: 20 * second}
+	chunks := split(genClicks(3000, 7, 0.05), 12)
+	col := millrace.Col
+	steps := []string{exec.StepOffsetsWritten, exec.StepDataRead, exec.StepSinkCommitted, exec.StepStateCommitted, exec.StepCommitWritten}
+	for _, byRow := range []bool{false, true} {
+		build := func(src *memsrc.Source) *millrace.Stream {
+			aggs := []millrace.Column{millrace.Count().As("n"), millrace.Sum(col("amount")).As("total"),
+				millrace.Min(col("user")).As("min_user"), millrace.Max(col("amount")).As("max_amount"),
+				millrace.Avg(col("amount")).As("avg_amount")}
+			if byRow {
+				aggs = append(aggs, millrace.CountDistinct(col("campaign")).As("campaigns"))
+			}
+			return millrace.ReadStream(src).WithWatermark("event_time", delay).
+				GroupBy(w.column(), col("user")).Agg(aggs...)
+		}
+		for _, mode := range []millrace.OutputMode{millrace.Append, millrace.Update} {
+			want := runWithCrash(t, chunks, build, mode, "", -1)
+			if len(want) == 0 {
+				t.Fatal("the uninterrupted run wrote nothing: the test does not test it")
+			}
+			for _, step := range steps {
+				for _, crashBatch := range []int64{0, 5, 9} {
+					t.Run(fmt.Sprintf("by-row=%v/%s/%s/batch-%d", byRow, mode, step, crashBatch), func(t *testing.T) {
+						if d := testutil.Diff(runWithCrash(t, chunks, build, mode, step, crashBatch), want); d != "" {
+							t.Fatal(d)
+						}
+					})
+				}
+			}
+		}
+	}
+}

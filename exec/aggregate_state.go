@@ -23,7 +23,9 @@ type evictRange struct {
 // recordChanges captures the durable form of groups updated (dirty) and
 // evicted in partition p, before eviction renumbers the groups. It encodes
 // them straight into the partition's delta (blob rows, changelog.go), on
-// the partition's worker: the commit only writes the bytes.
+// the partition's worker: the commit only writes the bytes. With integer
+// keys the updated groups are one int-key block (changelog_intblock.go),
+// written column by column from the hash table and the accumulators.
 //
 // When the evicted groups are exactly those whose first key column is below
 // a bound (closedBy: a window start or event time as the first grouping
@@ -51,28 +53,23 @@ func (a *aggOperator) recordChanges(p int, dirty, evict []uint32, closedBy *evic
 			}
 			dirty = kept
 		}
-		// each group's key and state are appended straight to the body,
-		// the state through a small scratch buffer for its length prefix
+		// the groups' keys and states go straight into the body as one
+		// int-key block (changelog_intblock.go)
 		enc := tab.NewStateEncoder(dirty)
 		defer enc.Release()
 		keyLen := 9 * len(a.keyTypes)
 		if ch.body == nil {
-			size := len(dirty)*(2+keyLen+1+9*len(a.specs)) + 32
+			size := len(dirty)*(len(a.keyTypes)*3+2+9*len(a.specs)) + 32
 			if !byRange {
 				size += len(evict) * (2 + keyLen)
 			}
 			ch.body = newBody(size)
 		}
 		b := ch.body
-		state := ch.scratch[:0]
-		for i, g := range dirty {
-			b = appendIntKey(append(b, rowPut), ht, len(a.keyTypes), g)
-			state = enc.Append(state[:0], i)
-			b = binary.AppendUvarint(b, uint64(len(state)))
-			b = append(b, state...)
+		if len(dirty) > 0 {
+			b, ch.scratch = appendIntBlock(b, ht, len(a.keyTypes), dirty, enc, ch.scratch)
+			ch.rows++
 		}
-		ch.scratch = state
-		ch.rows += len(dirty)
 		if byRange {
 			b = appendRangeDelete(b, []byte{keyNotNullMarker}, columnar.AppendInt64Key(nil, closedBy.lessThan))
 			ch.rows++

@@ -56,7 +56,13 @@ import (
 //
 // A row is (key, value) as the operator encodes it: the order-preserving
 // group key, and the accumulator states (aggregation) or the expiry time
-// (deduplication).
+// (deduplication). A delta of an aggregation with integer keys puts its
+// changed groups as one int-key block (changelog_intblock.go) instead of a
+// row each: half the bytes or less, which are what a many-groups commit
+// costs (encoding, the write into the page cache, the checksum). Deltas of
+// a Millrace before the blocks hold rows only and are read as they are; a
+// Millrace before them refuses a block ("row kind 3: written by a newer
+// Millrace").
 
 // changelogFormat is the first byte of a changelog file; a restore refuses
 // other values (a file of a newer Millrace).
@@ -70,7 +76,7 @@ type partChanges struct {
 	delKeys          [][]byte
 	rows             int
 	body             []byte
-	scratch          []byte // one group's encoded state, reused (not part of the changes)
+	scratch          []byte // an int-key block's lengths column, reused (not part of the changes)
 }
 
 func (c *partChanges) empty() bool { return len(c.putKeys) == 0 && len(c.delKeys) == 0 && c.rows == 0 }
@@ -495,12 +501,16 @@ const (
 	rowDelete      = 0
 	rowPut         = 1
 	rowDeleteRange = 2 // every row whose key is in [lo, hi)
+	// rowPutInts (3, changelog_intblock.go) puts many rows with integer
+	// key columns, column by column
 )
 
 // encodeBlob encodes puts then deletes: uvarint count, then per row a kind
 // byte (rowPut, rowDelete, rowDeleteRange), uvarint key length, key, and
 // for puts uvarint value length and value, for a range deletion uvarint
 // length and the range's end (its key is the start). Rows apply in order.
+// A delta may also hold int-key blocks (rowPutInts), each one row of the
+// count.
 func encodeBlob(putKeys, putVals, delKeys [][]byte) []byte {
 	size := 10
 	for i, k := range putKeys {
@@ -556,6 +566,13 @@ func applyBlob(rows map[string][]byte, b []byte) error {
 		}
 		kind := b[0]
 		b = b[1:]
+		if kind == rowPutInts {
+			var err error
+			if b, err = applyIntBlock(rows, b); err != nil {
+				return err
+			}
+			continue
+		}
 		key, err := read()
 		if err != nil {
 			return err

@@ -22,6 +22,14 @@ func FuzzChangelogBlob(f *testing.F) {
 	f.Add(encodeBlob([][]byte{bytes.Repeat([]byte{0xff}, 200)}, [][]byte{bytes.Repeat([]byte("x"), 300)}, nil))
 	f.Add([]byte{0x02, 0x01, 0x01, 'a', 0x00, 0x00, 0x01, 'a'})
 	f.Add(appendRangeDelete([]byte{0x01}, []byte("a"), []byte("k"))) // a range deletion
+	for _, byRow := range []bool{false, true} {                      // int-key blocks, both state layouts
+		tab := intBlockTable(f, 40, true, byRow)
+		groups := tab.AllGroups()
+		enc := tab.NewStateEncoder(groups)
+		block, _ := appendIntBlock([]byte{1}, tab.HashTable(), 2, groups, enc, nil)
+		enc.Release()
+		f.Add(block)
+	}
 	base := map[string][]byte{"k1": []byte("old"), "a": []byte("A")}
 	f.Fuzz(func(t *testing.T, blob []byte) {
 		defer fuzzutil.Watchdog(blob)()

@@ -59,7 +59,10 @@
 // input (planInputs), begins the sinks (beginOutput), reads and processes
 // on the worker pool (readInputs, feed), runs the stateful operators
 // (runStages) and commits the sinks (commitOutput); execute then commits
-// the state (one Pebble batch that also records N and the next watermark),
+// the state (one Pebble batch that also records N and the next watermark;
+// the operators' changes as changelog blobs, changelog.go, an aggregation
+// with integer keys writing its changed groups as an int-key block,
+// changelog_intblock.go),
 // writes commits/N and reports progress. A no-data batch runs when the
 // watermark moved, so windows close without new input. Recovery re-runs an
 // uncommitted batch with its recorded offsets, timestamp and watermark;
