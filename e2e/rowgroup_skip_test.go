@@ -75,15 +75,16 @@ func TestFilterSkipsParquetRowGroups(t *testing.T) {
 		name   string
 		cond   millrace.Column
 		oracle func(k int64, s string) bool
-		groups int64 // row groups read
+		groups int64  // row groups read
+		sql    string // the condition in SQL, when given
 	}{
-		{"k >= 1250", col("k").Ge(lit(1250)), func(k int64, _ string) bool { return k >= 1250 }, 6},
+		{"k >= 1250", col("k").Ge(lit(1250)), func(k int64, _ string) bool { return k >= 1250 }, 6, "k >= 1250"},
 		{"k < 120 and s > 0-0-050", col("k").Lt(lit(120)).And(col("s").Gt(lit("0-0-050"))),
-			func(k int64, s string) bool { return k < 120 && s > "0-0-050" }, 2},
-		{"2301 = k", lit(2301).Eq(col("k")), func(k int64, _ string) bool { return k == 2301 }, 1},
-		{"k = 550 (in no group)", col("k").Eq(lit(550)), func(k int64, _ string) bool { return k == 550 }, 0},
+			func(k int64, s string) bool { return k < 120 && s > "0-0-050" }, 2, "k < 120 AND s > '0-0-050'"},
+		{"2301 = k", lit(2301).Eq(col("k")), func(k int64, _ string) bool { return k == 2301 }, 1, "2301 = k"},
+		{"k = 550 (in no group)", col("k").Eq(lit(550)), func(k int64, _ string) bool { return k == 550 }, 0, ""},
 		{"k % 2 = 0 and s >= 2", col("k").Mod(lit(2)).Eq(lit(0)).And(col("s").Ge(lit("2"))),
-			func(k int64, s string) bool { return k%2 == 0 && s >= "2" }, 4},
+			func(k int64, s string) bool { return k%2 == 0 && s >= "2" }, 4, "k % 2 = 0 AND s >= '2'"},
 	} {
 		var want [][]any
 		for f := 0; f < 3; f++ {
@@ -100,6 +101,19 @@ func TestFilterSkipsParquetRowGroups(t *testing.T) {
 		checkRows(t, c.name, got, want)
 		if input != 100*c.groups {
 			t.Errorf("%s: %d input rows, want the %d of %d row groups", c.name, input, 100*c.groups, c.groups)
+		}
+		if c.sql != "" { // the same filter from SQL: WHERE sits right on the scan
+			se := millrace.NewSession()
+			se.CreateTempView("t", src())
+			st, err := se.SQL(context.Background(), "SELECT k, s FROM t WHERE "+c.sql)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, input = run(st)
+			checkRows(t, c.name+" (SQL)", got, want)
+			if input != 100*c.groups {
+				t.Errorf("%s (SQL): %d input rows, want %d", c.name, input, 100*c.groups)
+			}
 		}
 		got, input = run(src().Select(col("k"), col("s")).Filter(c.cond))
 		checkRows(t, c.name+" (behind a projection)", got, want)
