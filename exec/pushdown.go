@@ -46,6 +46,14 @@ func pushFilters(c *compiled, root plan.Node) {
 	}
 }
 
+// pushedOps names the comparisons sources.Comparison carries (<> is not
+// one: it rules out a row group only when every value is the literal);
+// flippedOps the same with the literal on the left.
+var (
+	pushedOps  = map[plan.BinaryOp]string{plan.OpEq: "=", plan.OpLt: "<", plan.OpLe: "<=", plan.OpGt: ">", plan.OpGe: ">="}
+	flippedOps = map[plan.BinaryOp]string{plan.OpEq: "=", plan.OpLt: ">", plan.OpLe: ">=", plan.OpGt: "<", plan.OpGe: "<="}
+)
+
 // pushable appends to out the conjuncts of e that compare a column of
 // schema with a literal of the column's kind, the column on the left.
 func pushable(e plan.Expr, schema *arrow.Schema, out []sources.Comparison) []sources.Comparison {
@@ -56,15 +64,13 @@ func pushable(e plan.Expr, schema *arrow.Schema, out []sources.Comparison) []sou
 	if b.Op == plan.OpAnd {
 		return pushable(b.R, schema, pushable(b.L, schema, out))
 	}
-	ops := map[plan.BinaryOp]string{plan.OpEq: "=", plan.OpLt: "<", plan.OpLe: "<=", plan.OpGt: ">", plan.OpGe: ">="}
-	flipped := map[plan.BinaryOp]string{plan.OpEq: "=", plan.OpLt: ">", plan.OpLe: ">=", plan.OpGt: "<", plan.OpGe: "<="}
 	col, lcol := b.L.(plan.ColumnRef)
 	lit, rlit := b.R.(plan.Literal)
-	op, known := ops[b.Op]
+	op, known := pushedOps[b.Op]
 	if !lcol || !rlit {
 		col, lcol = b.R.(plan.ColumnRef)
 		lit, rlit = b.L.(plan.Literal)
-		op, known = flipped[b.Op]
+		op, known = flippedOps[b.Op]
 	}
 	if !lcol || !rlit || !known {
 		return out
