@@ -160,12 +160,11 @@ func start() (*Broker, error) {
 		"-Djava.awt.headless=true", "-cp", cp, "kafka.Kafka", props)
 	b.cmd.Stdout, b.cmd.Stderr = b.log, b.log
 	b.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	if err := b.cmd.Start(); err != nil {
+	if err := testserver.StartLocked(b.cmd, func() { close(b.exited) }); err != nil {
 		b.log.Close()
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("start java kafka.Kafka: %w", err)
 	}
-	go func() { b.cmd.Wait(); close(b.exited) }()
 	if err := b.waitReady(startTimeout); err != nil {
 		logTail := b.logTail(4000)
 		b.Stop()

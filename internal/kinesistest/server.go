@@ -134,11 +134,10 @@ func start(node, pkg string) (*Server, error) {
 	}
 	s.cmd.Stderr = logf
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	if err := s.cmd.Start(); err != nil {
+	if err := testserver.StartLocked(s.cmd, func() { logf.Close(); close(s.exited) }); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("start %s %s: %w", node, script, err)
 	}
-	go func() { s.cmd.Wait(); logf.Close(); close(s.exited) }()
 	port := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)

@@ -224,10 +224,9 @@ func start(bin string, tls bool) (*Server, error) {
 	// SIGQUIT is PostgreSQL's immediate shutdown: the postmaster stops its
 	// backends and frees its shared memory even when the test binary died.
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT, Setpgid: true}
-	if err := s.cmd.Start(); err != nil {
+	if err := testserver.StartLocked(s.cmd, func() { close(s.exited) }); err != nil {
 		return fail(fmt.Errorf("start postgres: %w", err))
 	}
-	go func() { s.cmd.Wait(); close(s.exited) }()
 	deadline := time.Now().Add(startTimeout)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

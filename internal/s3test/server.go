@@ -142,12 +142,11 @@ func start(bin string, env ...string) (*Server, error) {
 	s.cmd.Env = append(os.Environ(), env...)
 	s.cmd.Stdout, s.cmd.Stderr = log, log
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	if err := s.cmd.Start(); err != nil {
+	if err := testserver.StartLocked(s.cmd, func() { close(s.exited) }); err != nil {
 		log.Close()
 		os.Remove(log.Name())
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
-	go func() { s.cmd.Wait(); close(s.exited) }()
 	deadline := time.Now().Add(startTimeout)
 	for {
 		resp, err := http.Get(s.endpoint + "/")

@@ -5,9 +5,35 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
+
+// StartLocked starts cmd, then waits for it and calls exited, all on one
+// goroutine locked to its OS thread. Every test server sets a Pdeathsig so
+// that none outlives a test binary that dies; Linux sends it when the
+// thread that forked the child exits, not the process, and Go ends a
+// thread when a goroutine locked to it returns without unlocking. A server
+// started from a thread the scheduler later lent to such a goroutine died
+// mid-test (kinesalite, once: "connection refused"); the locked goroutine
+// keeps its thread for as long as the child lives (golang/go#27505).
+func StartLocked(cmd *exec.Cmd, exited func()) error {
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		cmd.Wait()
+		exited()
+	}()
+	return <-started
+}
 
 // ModuleRoot returns the directory of go.mod above the working directory
 // (a test's working directory is its package's).
