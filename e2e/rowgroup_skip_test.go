@@ -43,12 +43,14 @@ func writeSkipFiles(t *testing.T, dir string, files, groups int) {
 // TestFilterSkipsParquetRowGroups runs filters over the file source and
 // checks the rows against a naive evaluation, and the input rows the
 // progress reports against the row groups the statistics allow: a filter
-// right on the scan skips the others; the same filter behind a projection
+// right on the scan skips the others, and drops rows as they are decoded
+// (which still count as input); the same filter behind a projection
 // (nothing pushed) reads every row, with the same result.
 func TestFilterSkipsParquetRowGroups(t *testing.T) {
 	dir := t.TempDir()
 	writeSkipFiles(t, dir, 3, 4)
 	col, lit := millrace.Col, millrace.Lit
+	var filtered string // the last progress's rowsFiltered
 	run := func(s *millrace.Stream) (rows [][]any, input int64) {
 		t.Helper()
 		sink := testutil.Must(memsink.New(memsink.Options{}))
@@ -61,6 +63,7 @@ func TestFilterSkipsParquetRowGroups(t *testing.T) {
 		}
 		for _, p := range q.RecentProgress() {
 			input += p.NumInputRows
+			filtered = p.Sources[0].Metrics["rowsFiltered"]
 		}
 		return sink.Sorted(), input
 	}
@@ -77,14 +80,19 @@ func TestFilterSkipsParquetRowGroups(t *testing.T) {
 		oracle func(k int64, s string) bool
 		groups int64  // row groups read
 		sql    string // the condition in SQL, when given
+		kOnly  bool   // every conjunct reads k alone
 	}{
-		{"k >= 1250", col("k").Ge(lit(1250)), func(k int64, _ string) bool { return k >= 1250 }, 6, "k >= 1250"},
+		{"k >= 1250", col("k").Ge(lit(1250)), func(k int64, _ string) bool { return k >= 1250 }, 6, "k >= 1250", true},
 		{"k < 120 and s > 0-0-050", col("k").Lt(lit(120)).And(col("s").Gt(lit("0-0-050"))),
-			func(k int64, s string) bool { return k < 120 && s > "0-0-050" }, 2, "k < 120 AND s > '0-0-050'"},
-		{"2301 = k", lit(2301).Eq(col("k")), func(k int64, _ string) bool { return k == 2301 }, 1, "2301 = k"},
-		{"k = 550 (in no group)", col("k").Eq(lit(550)), func(k int64, _ string) bool { return k == 550 }, 0, ""},
+			func(k int64, s string) bool { return k < 120 && s > "0-0-050" }, 2, "k < 120 AND s > '0-0-050'", false},
+		{"2301 = k", lit(2301).Eq(col("k")), func(k int64, _ string) bool { return k == 2301 }, 1, "2301 = k", true},
+		{"k = 550 (in no group)", col("k").Eq(lit(550)), func(k int64, _ string) bool { return k == 550 }, 0, "", true},
 		{"k % 2 = 0 and s >= 2", col("k").Mod(lit(2)).Eq(lit(0)).And(col("s").Ge(lit("2"))),
-			func(k int64, s string) bool { return k%2 == 0 && s >= "2" }, 4, "k % 2 = 0 AND s >= '2'"},
+			func(k int64, s string) bool { return k%2 == 0 && s >= "2" }, 4, "k % 2 = 0 AND s >= '2'", false},
+		// rows dropped as decoded (two conjuncts on k, one a remainder),
+		// still counted as input
+		{"k % 7 = 3 and k > 1150", col("k").Mod(lit(7)).Eq(lit(3)).And(col("k").Gt(lit(1150))),
+			func(k int64, _ string) bool { return k%7 == 3 && k > 1150 }, 7, "k % 7 = 3 AND k > 1150", true},
 	} {
 		var want [][]any
 		for f := 0; f < 3; f++ {
@@ -101,6 +109,10 @@ func TestFilterSkipsParquetRowGroups(t *testing.T) {
 		checkRows(t, c.name, got, want)
 		if input != 100*c.groups {
 			t.Errorf("%s: %d input rows, want the %d of %d row groups", c.name, input, 100*c.groups, c.groups)
+		}
+		// every row the conjuncts on k reject is dropped as decoded
+		if c.kOnly && filtered != fmt.Sprint(100*c.groups-int64(len(want))) {
+			t.Errorf("%s: %s rows filtered in the scan, want %d", c.name, filtered, 100*c.groups-int64(len(want)))
 		}
 		if c.sql != "" { // the same filter from SQL: WHERE sits right on the scan
 			se := millrace.NewSession()

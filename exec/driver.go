@@ -462,7 +462,12 @@ func (q *Query) readInputs(ctx context.Context, b *batchRun, tasks []inputTask, 
 		}
 		t.at = c.scans[src].Source
 		return tasks[i].part.Read(ctx, q.mem, func(rec arrow.RecordBatch) error {
-			t.inputRows[src] += rec.NumRows()
+			if th, ok := rec.(sources.Thinned); ok { // rows a pushed row filter dropped are input too
+				t.inputRows[src] += th.Read
+				rec = th.RecordBatch
+			} else {
+				t.inputRows[src] += rec.NumRows()
+			}
 			return q.feed(t, b, routes, shuf[i], rec, out)
 		})
 	})

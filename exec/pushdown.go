@@ -7,14 +7,16 @@ import (
 )
 
 // pushFilters hands each source that can skip input (sources.FilterPusher)
-// the conjuncts of the filter that reads its rows: a Filter whose input is
-// the scan itself, when that filter is the scan's only reader (a stream
-// read in two places keeps every row for the other). Only a column
-// compared with a literal of its own kind is pushed: an int32 or int64
-// column with an integer, a string column with a string. The filter still
-// runs over every row the source produces, so a source that skips nothing
-// gives the same result; and nothing between the scan and the filter (a
-// watermark) could have seen the rows skipped.
+// or drop rows as it decodes them (sources.RowFilterPusher) the parts of
+// the filter that reads its rows: a Filter whose input is the scan itself,
+// when that filter is the scan's only reader (a stream read in two places
+// keeps every row for the other). To skip input, only a column compared
+// with a literal of its own kind is pushed: an int32 or int64 column with
+// an integer, a string column with a string; to drop rows, each column's
+// conjuncts (rowFilters). The filter still runs over every row the source
+// produces, so a source that skips nothing gives the same result; and
+// nothing between the scan and the filter (a watermark) could have seen
+// the rows skipped.
 func pushFilters(c *compiled, root plan.Node) {
 	readers := map[*plan.Scan][]plan.Node{}
 	var walk func(n plan.Node)
@@ -42,6 +44,11 @@ func pushFilters(c *compiled, root plan.Node) {
 		}
 		if conds := pushable(f.Cond, s.Source.Schema(), nil); len(conds) > 0 {
 			p.PushFilters(conds)
+		}
+		if rp, ok := s.Source.(sources.RowFilterPusher); ok {
+			if fs := rowFilters(f.Cond, s.Source.Schema()); len(fs) > 0 {
+				rp.PushRowFilters(fs)
+			}
 		}
 	}
 }

@@ -147,6 +147,37 @@ type FilterPusher interface {
 	PushFilters(conds []Comparison)
 }
 
+// RowFilter is the part of a query's filter that reads one column of a
+// source's rows (the AND of its conjuncts that read only that column):
+// Keep appends to out[:0] the indices of vals, values of column Col of the
+// source's schema, for which it is TRUE, ascending. Keep is deterministic,
+// has no effects and is safe for concurrent use; an error from it means
+// "not known", and the source keeps the rows in question.
+type RowFilter struct {
+	Col  string
+	Keep func(mem memory.Allocator, vals arrow.Array, out []int32) ([]int32, error)
+}
+
+// RowFilterPusher is implemented by sources that can drop rows while they
+// decode them, evaluating a filter on a column's dictionary rather than on
+// every row, and decoding the other columns only at the rows kept. Before
+// the first trigger the query calls PushRowFilters under the same
+// conditions as PushFilters. A source may drop any row a filter rejects
+// (or none); the rows it produces still go through the whole filter. A
+// batch it dropped rows from is emitted as a Thinned batch.
+type RowFilterPusher interface {
+	PushRowFilters(fs []RowFilter)
+}
+
+// Thinned is a batch from which a source dropped rows a pushed row filter
+// rejects: Read counts the rows it was read from, the dropped ones too.
+// Progress counts those as input (numInputRows), as Spark counts the rows
+// its Parquet scan reads, before the filter.
+type Thinned struct {
+	arrow.RecordBatch
+	Read int64
+}
+
 // Backlogger is implemented by sources that know how much input was
 // available beyond the end offset their last LatestOffset returned: what a
 // read limit left for later triggers. A backlog that keeps growing means

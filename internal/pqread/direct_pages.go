@@ -49,6 +49,7 @@ type pageCol struct {
 	dict  []byte // the dictionary's values: width bytes each, or byte arrays with lengths
 	// a byte-array dictionary: value i is dict[dictAt[i]:dictAt[i]+dictLen[i]]
 	dictAt, dictLen []uint32
+	dictGen         int // counts the dictionaries taken in (rowFilter.table)
 	// the current data page
 	left  int    // values not yet read
 	plain []byte // a plain page's values not yet read
@@ -119,6 +120,7 @@ func (c *pageCol) nextPage() error {
 				return fmt.Errorf("dictionary page of %d values holds %d bytes", p.NumValues(), len(p.Data()))
 			}
 			c.dict = append(c.dict[:0], p.Data()[:size]...)
+			c.dictGen++
 		case *file.DataPageV1:
 			return c.startData(parquet.Encoding(p.Encoding()), p.Data(), int(p.NumValues()))
 		case *file.DataPageV2:

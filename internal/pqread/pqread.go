@@ -119,8 +119,16 @@ func readFile(ctx context.Context, mem memory.Allocator, pf *file.Reader, where 
 		}
 	}()
 	if len(leaves) == 0 { // every column read directly
+		b.filter = chooseFilter(pf, cfg.filters, fields, directs, keep, mem) // Keep gets zeroed memory
 		for lo := int64(0); lo < total; lo += batchRows {
-			if err := b.emit(nil, min(total-lo, batchRows), emit); err != nil {
+			n := min(total-lo, batchRows)
+			var err error
+			if b.filter != nil {
+				err = b.emitFiltered(n, emit)
+			} else {
+				err = b.emit(nil, n, emit)
+			}
+			if err != nil {
 				return err
 			}
 			if err := ctx.Err(); err != nil {
@@ -212,6 +220,7 @@ type batcher struct {
 	where   string
 	fields  []arrow.Field
 	directs []*directCol
+	filter  *rowFilter // FilterRows's, when the read applies one
 }
 
 // emit calls emit with n rows: the columns of rec (pqarrow's, nil when

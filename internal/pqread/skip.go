@@ -24,7 +24,8 @@ type Cond struct {
 type Option func(*readConfig)
 
 type readConfig struct {
-	conds []Cond
+	conds   []Cond
+	filters []RowFilter // FilterRows
 }
 
 // SkipRowGroups makes the read skip the row groups whose column chunk

@@ -89,10 +89,13 @@ func decode(dst, src []byte) ([]byte, error) {
 				s += 1 + l
 				continue
 			}
+			// the offset's bytes after the tag (1, 2 or 4) come from the
+			// tag by arithmetic, not from copyTable: the next tag's
+			// position waits on them, and a shift is quicker than a load
+			extra := int(0x4210 >> (uint(t&3) * 4) & 0xf)
 			e := copyTable[t]
 			l := int(e & 0xff)
-			extra := int(e >> 8 & 7)
-			off := int(e>>12) | int(uint32(x>>8)&wordMask[extra])
+			off := int(uint32(e)>>8) | int(uint32(x>>8)&uint32(e>>32))
 			if off > d || off < 8 {
 				goto careful
 			}
@@ -204,22 +207,19 @@ func decode(dst, src []byte) ([]byte, error) {
 	return dst, nil
 }
 
-// copyTable describes each copy tag byte: bits 0-7 the length, bits 8-10
-// the offset bytes after the tag (1, 2 or 4), bits 12 and up the offset's
-// high bits (a 1-byte-offset copy's three).
-var copyTable = func() (t [256]uint32) {
+// copyTable describes each copy tag byte: bits 0-7 the length, bits 8-31
+// the offset's high bits (a 1-byte-offset copy's three, in place), bits
+// 32-63 the mask of the offset bytes after the tag (1, 2 or 4 of them).
+var copyTable = func() (t [256]uint64) {
 	for i := range t {
 		switch i & 3 {
 		case 1:
-			t[i] = (4 + uint32(i>>2)&7) | 1<<8 | uint32(i&0xe0)<<3<<12
+			t[i] = (4 + uint64(i>>2)&7) | uint64(i&0xe0)<<3<<8 | 0xff<<32
 		case 2:
-			t[i] = (1 + uint32(i>>2)) | 2<<8
+			t[i] = (1 + uint64(i>>2)) | 0xffff<<32
 		case 3:
-			t[i] = (1 + uint32(i>>2)) | 4<<8
+			t[i] = (1 + uint64(i>>2)) | 0xffffffff<<32
 		}
 	}
 	return
 }()
-
-// wordMask keeps a word's low n bytes.
-var wordMask = [5]uint32{0, 0xff, 0xffff, 0xffffff, 0xffffffff}

@@ -11,6 +11,7 @@ import (
 	"github.com/millrace/millrace/columnar"
 	"github.com/millrace/millrace/internal/pqread"
 	"github.com/millrace/millrace/kernels"
+	"github.com/millrace/millrace/sources"
 )
 
 // readParquet reads the file's columns named by the schema (internal/pqread)
@@ -27,25 +28,36 @@ func (p *Partition) readParquet(ctx context.Context, mem memory.Allocator, path 
 	cols := make([]arrow.Array, schema.NumFields())
 	// nulls keeps, per column the file lacks or the query never reads, the
 	// all-null array of the last batch's length: arrays are immutable, so
-	// every batch of the file shares one instead of allocating and zeroing
-	// its buffers again (11 % of Nexmark q2's CPU from Parquet).
+	// every batch of the file shares one (or a slice of it, when a row
+	// filter thinned the batch) instead of allocating and zeroing its
+	// buffers again (11 % of Nexmark q2's CPU from Parquet).
 	nulls := make([]arrow.Array, schema.NumFields())
 	defer columnar.ReleaseAll(nulls)
+	// n counts the rows read, of which in holds rows (fewer when a row
+	// filter dropped some)
 	conform := func(in arrow.RecordBatch, n int64) error {
+		rows := n
+		if in != nil {
+			rows = in.NumRows()
+		}
 		for i, f := range schema.Fields() {
 			var idx []int
 			if in != nil {
 				idx = in.Schema().FieldIndices(f.Name)
 			}
 			if len(idx) == 0 {
-				if nulls[i] == nil || int64(nulls[i].Len()) != n {
+				if nulls[i] == nil || int64(nulls[i].Len()) < rows {
 					if nulls[i] != nil {
 						nulls[i].Release()
 					}
 					nulls[i] = array.MakeArrayOfNull(mem, f.Type, int(n))
 				}
-				nulls[i].Retain()
-				cols[i] = nulls[i]
+				if int64(nulls[i].Len()) == rows {
+					nulls[i].Retain()
+					cols[i] = nulls[i]
+				} else { // a thinned batch: a slice of the nulls
+					cols[i] = array.NewSlice(nulls[i], 0, rows)
+				}
 				continue
 			}
 			c, err := kernels.Conform(mem, in.Column(idx[0]), f.Type)
@@ -55,13 +67,17 @@ func (p *Partition) readParquet(ctx context.Context, mem memory.Allocator, path 
 			}
 			cols[i] = c
 		}
-		out := array.NewRecordBatch(schema, cols, n)
+		out := array.NewRecordBatch(schema, cols, rows)
 		columnar.ReleaseAll(cols)
+		if rows < n { // a row filter dropped rows (pqread.FilterRows)
+			p.src.rowsFiltered.Add(n - rows)
+			return emit(sources.Thinned{RecordBatch: out, Read: n})
+		}
 		return emit(out)
 	}
+	opts := []pqread.Option{pqread.SkipRowGroups(p.src.conds), pqread.FilterRows(p.src.rowFilters)}
 	if object != nil {
-		return pqread.ReadFrom(ctx, mem, bytes.NewReader(object), "file source: parquet "+path, BatchRows, want, conform,
-			pqread.SkipRowGroups(p.src.conds))
+		return pqread.ReadFrom(ctx, mem, bytes.NewReader(object), "file source: parquet "+path, BatchRows, want, conform, opts...)
 	}
-	return pqread.Read(ctx, mem, path, "file source: parquet", BatchRows, want, conform, pqread.SkipRowGroups(p.src.conds))
+	return pqread.Read(ctx, mem, path, "file source: parquet", BatchRows, want, conform, opts...)
 }

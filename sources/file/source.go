@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/millrace/millrace/internal/pqread"
+	"github.com/millrace/millrace/kernels"
 	"github.com/millrace/millrace/sources"
 	"github.com/millrace/millrace/storage"
 )
@@ -24,6 +26,8 @@ type Source struct {
 	store storage.Store // the S3 prefix of Options.Path; nil for a local directory
 
 	badRecords atomic.Int64
+	// rowsFiltered counts the rows row filters dropped (PushRowFilters)
+	rowsFiltered atomic.Int64
 
 	mu      sync.Mutex
 	pending int                       // new files seen by the last LatestOffset beyond its limit
@@ -37,14 +41,18 @@ type Source struct {
 	// conds are the filter's conjuncts a Parquet file's row groups are
 	// skipped by (PushFilters)
 	conds []pqread.Cond
+	// rowFilters are the filter's single-column parts a Parquet file's
+	// rows are dropped by as they are decoded (PushRowFilters)
+	rowFilters []pqread.RowFilter
 }
 
 var (
-	_ sources.Source       = (*Source)(nil)
-	_ sources.AvailableNow = (*Source)(nil)
-	_ sources.Describer    = (*Source)(nil)
-	_ sources.ColumnPruner = (*Source)(nil)
-	_ sources.FilterPusher = (*Source)(nil)
+	_ sources.Source          = (*Source)(nil)
+	_ sources.AvailableNow    = (*Source)(nil)
+	_ sources.Describer       = (*Source)(nil)
+	_ sources.ColumnPruner    = (*Source)(nil)
+	_ sources.FilterPusher    = (*Source)(nil)
+	_ sources.RowFilterPusher = (*Source)(nil)
 )
 
 // PushFilters implements sources.FilterPusher: Parquet files skip the row
@@ -54,6 +62,30 @@ func (s *Source) PushFilters(conds []sources.Comparison) {
 	s.conds = nil
 	for _, c := range conds {
 		s.conds = append(s.conds, pqread.Cond{Col: c.Col, Op: c.Op, Value: c.Value})
+	}
+}
+
+// PushRowFilters implements sources.RowFilterPusher: a Parquet file's
+// rows that a filter rejects are dropped as the file is decoded, when the
+// filter's column is read page by page (pqread.FilterRows). The values
+// are conformed to the schema's type before Keep sees them.
+func (s *Source) PushRowFilters(fs []sources.RowFilter) {
+	s.rowFilters = nil
+	for _, f := range fs {
+		i := s.opts.Schema.FieldIndices(f.Col)
+		if len(i) != 1 {
+			continue
+		}
+		typ, keep := s.opts.Schema.Field(i[0]).Type, f.Keep
+		s.rowFilters = append(s.rowFilters, pqread.RowFilter{Col: f.Col,
+			Keep: func(mem memory.Allocator, vals arrow.Array, out []int32) ([]int32, error) {
+				c, err := kernels.Conform(mem, vals, typ)
+				if err != nil {
+					return out, err
+				}
+				defer c.Release()
+				return keep(mem, c, out)
+			}})
 	}
 }
 
@@ -101,8 +133,10 @@ func (s *Source) Schema() *arrow.Schema { return s.opts.Schema }
 // since the source was created.
 func (s *Source) BadRecords() int64 { return s.badRecords.Load() }
 
-// Metrics reports badRecords and filesPending (new files the last
-// LatestOffset left for later triggers).
+// Metrics reports badRecords, filesPending (new files the last
+// LatestOffset left for later triggers) and rowsFiltered (the rows of
+// Parquet files a pushed row filter dropped as they were decoded, so far:
+// input rows all the same).
 func (s *Source) Metrics() map[string]string {
 	s.mu.Lock()
 	pending := s.pending
@@ -110,6 +144,7 @@ func (s *Source) Metrics() map[string]string {
 	return map[string]string{
 		"badRecords":   strconv.FormatInt(s.BadRecords(), 10),
 		"filesPending": strconv.Itoa(pending),
+		"rowsFiltered": strconv.FormatInt(s.rowsFiltered.Load(), 10),
 	}
 }
 
