@@ -388,7 +388,14 @@ func (r *rleDec) unpack(out []uint32) {
 	}
 	mask := uint64(1)<<w - 1
 	p, pos := r.packed, r.pos
-	for i := range out {
+	// the values whose 8-byte load stays inside the run: no bounds tests
+	m := r.fastValues(len(out))
+	base := unsafe.Pointer(unsafe.SliceData(p))
+	for i := range out[:m] {
+		out[i] = uint32(*(*uint64)(unsafe.Add(base, pos>>3)) >> (pos & 7) & mask)
+		pos += w
+	}
+	for i := m; i < len(out); i++ {
 		byteAt := pos >> 3
 		var word uint64
 		if int(byteAt)+8 <= len(p) {
@@ -402,6 +409,17 @@ func (r *rleDec) unpack(out []uint32) {
 		pos += w
 	}
 	r.pos = pos
+}
+
+// fastValues returns how many of the next n values of the current
+// bit-packed run (of up to 32 bits each) can each be read with one 8-byte
+// load inside r.packed.
+func (r *rleDec) fastValues(n int) int {
+	end := 8 * (len(r.packed) - 7) // a load may start at any bit below end
+	if r.width == 0 || end <= 0 || int(r.pos) >= end {
+		return 0
+	}
+	return min(n, (end-1-int(r.pos))/int(r.width)+1)
 }
 
 // unpackBytes is unpack for a width of whole bytes (8, 16, 24 or 32 bits:

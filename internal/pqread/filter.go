@@ -46,8 +46,8 @@ type rowFilter struct {
 	mem    memory.Allocator
 	typ    arrow.DataType
 	width  int
-	gen    int    // the pageCol's dictGen tbl was built for; 0: none
-	tbl    []byte // per dictionary index, its rows' fate (table)
+	gen    int   // the pageCol's dictGen ids was built for; 0: none
+	ids    idSet // the dictionary indices whose rows pass (table)
 	idx    []int32
 	sel    []int32 // a batch's kept rows
 	vals   []byte  // a batch's kept values of the filter column
@@ -117,45 +117,51 @@ func (f *rowFilter) kept(vals []byte, base int32, sel []int32) []int32 {
 	return sel
 }
 
-// Entries of rowFilter.tbl: a dictionary index whose rows are dropped,
-// kept, or that is past the dictionary's end (a corrupt page).
-const (
-	idDrop byte = iota
-	idKeep
-	idPast
-)
+// idSet says, per dictionary index, whether its rows pass a filter: bit i
+// of bits is set for a kept index below n (the dictionary's size) and for
+// every index from n on, which are errors (a corrupt page) that the
+// lookup's rare branch tells apart. bits covers at least every 16-bit
+// index, in 8 KiB, so that 8- and 16-bit indices need no bounds test.
+type idSet struct {
+	bits []uint64
+	n    uint32
+}
 
-// table returns, per dictionary index of c (at least 1<<16 of them), its
-// rows' fate (idDrop, idKeep, idPast), evaluating Keep over the
-// dictionary when it is new.
-func (f *rowFilter) table(c *pageCol) []byte {
+// marked reports whether index id's bit is set (kept, or past the
+// dictionary); id must be below len(s.bits)*64.
+func (s *idSet) marked(id uint32) bool { return s.bits[id>>6]>>(id&63)&1 != 0 }
+
+// table returns the set of c's dictionary indices whose rows pass,
+// evaluating Keep over the dictionary when it is new.
+func (f *rowFilter) table(c *pageCol) *idSet {
 	if f.gen == c.dictGen {
-		return f.tbl
+		return &f.ids
 	}
 	n := len(c.dict) / f.width
-	size := max(n, 1<<16)
-	f.tbl = slices.Grow(f.tbl[:0], size)[:size]
+	words := max((n+63)/64, 1<<16/64)
+	s := &f.ids
+	s.bits, s.n = slices.Grow(s.bits[:0], words)[:words], uint32(n)
+	clear(s.bits)
 	a := f.wrap(c.dict[:n*f.width])
 	idx, err := f.keep(f.mem, a, f.idx[:0])
 	a.Release()
 	if err != nil {
+		idx = idx[:0]
 		for i := range n {
-			f.tbl[i] = idKeep
+			idx = append(idx, int32(i))
 		}
-	} else {
-		clear(f.tbl[:n])
-		for _, i := range idx {
-			if int(i) < n {
-				f.tbl[i] = idKeep
-			}
-		}
-		f.idx = idx
 	}
-	for i := n; i < size; i++ {
-		f.tbl[i] = idPast
+	for _, i := range idx {
+		if int(i) < n {
+			s.bits[i>>6] |= 1 << (i & 63)
+		}
+	}
+	f.idx = idx
+	for i := n; i < words*64; i++ { // past the dictionary
+		s.bits[i>>6] |= 1 << (i & 63)
 	}
 	f.gen = c.dictGen
-	return f.tbl
+	return s
 }
 
 // emitFiltered calls emit with the rows of the next n that the filter

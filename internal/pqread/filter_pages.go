@@ -84,25 +84,16 @@ func (c *pageCol) readSelected(n int, base int32, sel []int32, dst []byte) (int,
 				at++
 			}
 			c.plain = c.plain[k*w:]
-		} else if len(rows) == 0 {
-			if err := c.idx.skip(k); err != nil {
-				return got, sel, err
-			}
 		} else {
-			if cap(c.ids) < k {
-				c.ids = make([]uint32, k)
+			if cap(c.ids) < len(rows) {
+				c.ids = make([]uint32, len(rows))
 			}
-			ids := c.ids[:k]
-			if err := c.idx.read(ids); err != nil {
+			ids := c.ids[:len(rows)]
+			if err := c.idx.readAt(k, rows, lo, ids); err != nil {
 				return got, sel, err
 			}
 			dn := uint32(len(c.dict) / w)
-			for _, r := range rows {
-				i := int(r - lo)
-				if i < 0 {
-					return got, sel, fmt.Errorf("selected row %d out of order", r)
-				}
-				id := ids[i]
+			for _, id := range ids {
 				if id >= dn {
 					return got, sel, fmt.Errorf("dictionary index %d past the dictionary's %d values", id, dn)
 				}
@@ -131,45 +122,75 @@ func copyValue(dst, src []byte, w int) {
 	}
 }
 
-// skip passes over the next n values without decoding them.
-func (r *rleDec) skip(n int) error {
-	for n > 0 {
+// readAt passes over the next n values, decoding into out only those at
+// the row numbers rows (ascending, from lo to lo+n-1): a bit-packed run's
+// value is read where it lies, without unpacking those before it.
+func (r *rleDec) readAt(n int, rows []int32, lo int32, out []uint32) error {
+	done, j := 0, 0
+	for done < n {
+		var k int
 		switch {
 		case r.rep > 0:
-			k := min(r.rep, n)
+			k = min(r.rep, n-done)
+			for ; j < len(rows) && int(rows[j]-lo) < done+k; j++ {
+				out[j] = r.repVal
+			}
 			r.rep -= k
-			n -= k
 		case r.npack > 0:
-			k := min(r.npack, n)
+			k = min(r.npack, n-done)
+			for ; j < len(rows) && int(rows[j]-lo) < done+k; j++ {
+				i := int(rows[j]-lo) - done
+				if i < 0 {
+					return fmt.Errorf("selected row %d out of order", rows[j])
+				}
+				out[j] = r.valueAt(r.pos + uint(i)*r.width)
+			}
 			r.pos += r.width * uint(k)
 			r.npack -= k
-			n -= k
 		default:
 			if err := r.nextRun(); err != nil {
 				return err
 			}
 		}
+		done += k
+	}
+	if j < len(rows) {
+		return fmt.Errorf("selected row %d past the values read", rows[j])
 	}
 	return nil
+}
+
+// valueAt returns the value of the current bit-packed run at bit (bits
+// past the run's end read as zeros).
+func (r *rleDec) valueAt(bit uint) uint32 {
+	b := int(bit >> 3)
+	var word uint64
+	if b+8 <= len(r.packed) {
+		word = binary.LittleEndian.Uint64(r.packed[b:])
+	} else if b < len(r.packed) {
+		for i, v := range r.packed[b:] {
+			word |= uint64(v) << (8 * i)
+		}
+	}
+	return uint32(word >> (bit & 7) & (1<<r.width - 1))
 }
 
 var errPastDict = errors.New("a dictionary index past the dictionary's values")
 
 // filter decodes the next k indices, appending to sel the row numbers at+i
-// of those whose rows tbl keeps (idKeep) and to ids the indices. tbl
-// (rowFilter.table) has an entry for every index of up to 16 bits; an
-// index past the dictionary is an error. 8- and 16-bit indices are looked
-// up as they are loaded, others unpacked first.
-func (r *rleDec) filter(k int, tbl []byte, at int32, sel []int32, ids []uint32) ([]int32, []uint32, error) {
+// of those whose rows set keeps and to ids the indices; an index past the
+// dictionary is an error. 8- and 16-bit indices are looked up as they are
+// loaded, other widths as they are unpacked.
+func (r *rleDec) filter(k int, set *idSet, at int32, sel []int32, ids []uint32) ([]int32, []uint32, error) {
 	for k > 0 {
 		switch {
 		case r.rep > 0:
 			n := min(r.rep, k)
 			v := r.repVal
-			if int(v) >= len(tbl) || tbl[v] == idPast {
+			if v >= set.n {
 				return sel, ids, errPastDict
 			}
-			if tbl[v] == idKeep {
+			if set.marked(v) {
 				for i := range n {
 					sel = append(sel, at+int32(i))
 					ids = append(ids, v)
@@ -181,7 +202,7 @@ func (r *rleDec) filter(k int, tbl []byte, at int32, sel []int32, ids []uint32) 
 		case r.npack > 0:
 			n := min(r.npack, k)
 			var err error
-			if sel, ids, err = r.filterPacked(n, tbl, at, sel, ids); err != nil {
+			if sel, ids, err = r.filterPacked(n, set, at, sel, ids); err != nil {
 				return sel, ids, err
 			}
 			r.npack -= n
@@ -197,46 +218,54 @@ func (r *rleDec) filter(k int, tbl []byte, at int32, sel []int32, ids []uint32) 
 }
 
 // filterPacked is filter over n indices of the current bit-packed run.
-func (r *rleDec) filterPacked(n int, tbl []byte, at int32, sel []int32, ids []uint32) ([]int32, []uint32, error) {
-	from := int(r.pos / 8)
-	if r.pos%8 == 0 && (r.width == 8 || r.width == 16) && from+n*int(r.width/8) <= len(r.packed) {
-		t := (*[1 << 16]byte)(tbl)
-		if r.width == 16 {
-			b := r.packed[from : from+2*n]
-			for i := range n {
-				id := binary.LittleEndian.Uint16(b[2*i:])
-				if e := t[id]; e != idDrop {
-					if e == idPast {
-						return sel, ids, errPastDict
-					}
-					sel = append(sel, at+int32(i))
-					ids = append(ids, uint32(id))
-				}
-			}
-		} else {
-			b := r.packed[from : from+n]
-			for i, id := range b {
-				if e := t[id]; e != idDrop {
-					if e == idPast {
-						return sel, ids, errPastDict
-					}
-					sel = append(sel, at+int32(i))
-					ids = append(ids, uint32(id))
-				}
-			}
-		}
-		r.pos += r.width * uint(n)
-		return sel, ids, nil
+// 8- and 16-bit indices and, up to 16 bits, those each of which one 8-byte
+// load inside the run reads (rleDec.fastValues) are looked up 256 at a
+// time as they are loaded (markedAt); the others unpacked first.
+func (r *rleDec) filterPacked(n int, set *idSet, at int32, sel []int32, ids []uint32) ([]int32, []uint32, error) {
+	bits := (*[1 << 16 / 64]uint64)(set.bits)
+	w := r.width
+	fast := 0
+	switch {
+	case r.pos%8 == 0 && (w == 8 || w == 16) && int(r.pos/8)+n*int(w/8) <= len(r.packed):
+		fast = n
+	case w <= 16:
+		fast = r.fastValues(n)
 	}
-	var buf [256]uint32
+	var hits [256]int32
+	for done := 0; done < fast; {
+		m := min(len(hits), fast-done)
+		k := markedAt(r.packed, r.pos, w, m, bits, &hits)
+		for _, i := range hits[:k] {
+			bit := r.pos + uint(i)*w
+			var id uint32
+			if b := int(bit >> 3); b+8 <= len(r.packed) {
+				id = uint32(binary.LittleEndian.Uint64(r.packed[b:]) >> (bit & 7) & (1<<w - 1))
+			} else { // a byte-width index near the run's end
+				id = uint32(r.packed[b])
+				if w == 16 {
+					id |= uint32(r.packed[b+1]) << 8
+				}
+			}
+			if id >= set.n {
+				return sel, ids, errPastDict
+			}
+			sel = append(sel, at+int32(done)+i)
+			ids = append(ids, id)
+		}
+		r.pos += w * uint(m)
+		done += m
+	}
+	n -= fast
+	at += int32(fast)
+	var buf [64]uint32
 	for done := 0; done < n; {
 		m := min(len(buf), n-done)
 		r.unpack(buf[:m])
 		for i, id := range buf[:m] {
-			if int(id) >= len(tbl) || tbl[id] == idPast {
+			if id >= set.n {
 				return sel, ids, errPastDict
 			}
-			if tbl[id] == idKeep {
+			if set.marked(id) {
 				sel = append(sel, at+int32(done+i))
 				ids = append(ids, id)
 			}
@@ -244,4 +273,39 @@ func (r *rleDec) filterPacked(n int, tbl []byte, at int32, sel []int32, ids []ui
 		done += m
 	}
 	return sel, ids, nil
+}
+
+// markedAt writes to hits the positions i < m of the indices of width
+// bits (at most 16) from bit pos of p whose bits are set, returning how
+// many: an 8- or 16-bit index is loaded as such, starting on a byte;
+// another one by an 8-byte load that must lie inside p. The loop has no
+// branch: every position is stored, and the count moves on by the bit.
+func markedAt(p []byte, pos, width uint, m int, bits *[1 << 16 / 64]uint64, hits *[256]int32) int {
+	base := unsafe.Pointer(unsafe.SliceData(p))
+	k := 0
+	switch width {
+	case 16:
+		q := unsafe.Add(base, pos>>3)
+		for i := range m {
+			id := uint32(*(*uint16)(unsafe.Add(q, 2*i)))
+			hits[k&255] = int32(i)
+			k += int(bits[id>>6] >> (id & 63) & 1)
+		}
+	case 8:
+		q := unsafe.Add(base, pos>>3)
+		for i := range m {
+			id := uint32(*(*uint8)(unsafe.Add(q, i)))
+			hits[k&255] = int32(i)
+			k += int(bits[id>>6] >> (id & 63) & 1)
+		}
+	default:
+		mask := uint64(1)<<width - 1
+		for i := range m {
+			id := uint16(*(*uint64)(unsafe.Add(base, pos>>3)) >> (pos & 7) & mask) // width <= 16
+			pos += width
+			hits[k&255] = int32(i)
+			k += int(bits[id>>6] >> (id & 63) & 1)
+		}
+	}
+	return k
 }

@@ -77,11 +77,11 @@ func TestRLEDecoderEveryWidth(t *testing.T) {
 	}
 }
 
-// TestRLEFilterEveryWidth checks rleDec.filter (and skip) against decoding
+// TestRLEFilterEveryWidth checks rleDec.filter and readAt against decoding
 // every index and looking it up: every width 0-20, in calls of random
-// sizes, with a table that keeps a random third of a dictionary; and that
-// an index past the dictionary is an error, in a repeated run and in a
-// bit-packed one, looked up as loaded (8, 16 bits) or unpacked first.
+// sizes, with a set that keeps a random third of a dictionary; and that an
+// index past the dictionary is an error, in a repeated run and in a
+// bit-packed one, of every width's path.
 func TestRLEFilterEveryWidth(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 24))
 	for width := uint(0); width <= 20; width++ {
@@ -89,13 +89,13 @@ func TestRLEFilterEveryWidth(t *testing.T) {
 		if width > 2 {
 			dn -= r.IntN(dn / 4) // entries past the dictionary in the width
 		}
-		tbl := make([]byte, max(dn, 1<<16))
-		for i := range tbl {
-			switch {
-			case i >= dn:
-				tbl[i] = idPast
-			case r.IntN(3) == 0:
-				tbl[i] = idKeep
+		words := max((dn+63)/64, 1<<16/64)
+		set := &idSet{bits: make([]uint64, words), n: uint32(dn)}
+		kept := map[uint32]bool{}
+		for i := range words * 64 {
+			if i >= dn || r.IntN(3) == 0 {
+				set.bits[i/64] |= 1 << (i % 64)
+				kept[uint32(i)] = i < dn
 			}
 		}
 		vals := make([]uint32, 3000)
@@ -114,23 +114,33 @@ func TestRLEFilterEveryWidth(t *testing.T) {
 		var ids []uint32
 		for at := 0; at < len(vals); {
 			n := min(1+r.IntN(300), len(vals)-at)
-			if r.IntN(5) == 0 {
-				if err := dec.skip(n); err != nil {
-					t.Fatal(err)
-				}
+			if r.IntN(5) == 0 { // some values read where they lie (readAt)
+				var rows []int32
 				for i := at; i < at+n; i++ {
 					skipped[i] = true
+					if r.IntN(4) == 0 {
+						rows = append(rows, int32(i))
+					}
+				}
+				out := make([]uint32, len(rows))
+				if err := dec.readAt(n, rows, int32(at), out); err != nil {
+					t.Fatal(err)
+				}
+				for j, row := range rows {
+					if out[j] != vals[row] {
+						t.Fatalf("width %d: readAt gave %d at row %d, want %d", width, out[j], row, vals[row])
+					}
 				}
 			} else {
 				var err error
-				if sel, ids, err = dec.filter(n, tbl, int32(at), sel, ids); err != nil {
+				if sel, ids, err = dec.filter(n, set, int32(at), sel, ids); err != nil {
 					t.Fatalf("width %d, at %d: %v", width, at, err)
 				}
 			}
 			at += n
 		}
 		for i, v := range vals {
-			if !skipped[i] && tbl[v] == idKeep {
+			if !skipped[i] && kept[v] {
 				wantSel = append(wantSel, int32(i))
 				wantIDs = append(wantIDs, v)
 			}
@@ -144,7 +154,7 @@ func TestRLEFilterEveryWidth(t *testing.T) {
 		for _, run := range []int{1, 8} { // a repeated run, a bit-packed one
 			bad := slices.Repeat([]uint32{uint32(dn - 1)}, run)
 			bad[run-1] = uint32(1<<width - 1)
-			if int(bad[run-1]) < len(tbl) && tbl[bad[run-1]] != idPast {
+			if bad[run-1] < uint32(dn) {
 				continue
 			}
 			var data []byte
@@ -157,7 +167,7 @@ func TestRLEFilterEveryWidth(t *testing.T) {
 				data = rleEncode(rand.New(rand.NewPCG(1, 1)), width, bad)
 			}
 			d := rleDec{data: data, width: width}
-			if _, _, err := d.filter(run, tbl, 0, nil, nil); err != errPastDict {
+			if _, _, err := d.filter(run, set, 0, nil, nil); err != errPastDict {
 				t.Fatalf("width %d, runs of %d: an index past the dictionary gave %v", width, run, err)
 			}
 		}
