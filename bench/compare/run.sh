@@ -20,6 +20,10 @@
 #   OUT=/tmp/nexmark-compare-results-<time> VENV=bench/compare/.venv
 #   FLINK_VENV=bench/compare/.venv-flink FLINK_JARS=bench/compare/.flink-jars
 #   SPARK_MEMORY=4g (driver heap: all of local-mode Spark)
+#   WARMUP=1: Millrace runs each query twice in its process and the second
+#   run is timed, as DuckDB, Spark and Flink are timed after a warm-up run
+#   (WARMUP=0: the first, cold run: the heap grown and faulted in, the page
+#   buffers allocated)
 # QUERIES may also name q3, q4, q8, q11, q12 for Millrace, Spark and DuckDB
 # (q3 and q8 also export person/ and auction/, q4 auction/); Flink runs
 # q0, q1, q2, q5-window, q7-window, q5 and q7. q5-window and q7-window are
@@ -43,6 +47,7 @@ DATA=${DATA:-/tmp/nexmark-compare-$EVENTS-$SEED-$RATE-$PER_TRIGGER}
 OUT=${OUT:-/tmp/nexmark-compare-results-$(date +%Y%m%d-%H%M%S)}
 VENV=${VENV:-bench/compare/.venv}
 FLINK_VENV=${FLINK_VENV:-bench/compare/.venv-flink}
+WARMUP=${WARMUP:-1}
 FLINK_JARS=${FLINK_JARS:-bench/compare/.flink-jars}
 ENGINES=${ENGINES:-millrace millrace-gen spark duckdb flink}
 SPARK_MEMORY=${SPARK_MEMORY:-4g}
@@ -103,11 +108,13 @@ if has millrace || has millrace-gen; then go build -o "$OUT/millrace" ./cmd/mill
 millrace_run() { # name, extra flags...
   local name=$1; shift
   for q in ${QUERIES//,/ }; do
-    "${PIN[@]}" "$OUT/millrace" bench nexmark --query "$q" --parallelism "$c" --seed "$SEED" \
+    local runs=$q
+    if [[ $WARMUP == 1 ]]; then runs=$q,$q; fi
+    "${PIN[@]}" "$OUT/millrace" bench nexmark --query "$runs" --parallelism "$c" --seed "$SEED" \
       --format json --quiet "$@" | python3 -c '
 import json, sys
-for r in json.load(sys.stdin):
-    r["engine"] = sys.argv[1]; print(json.dumps(r))' "$name" >> "$OUT/$c/$name.jsonl" ||
+r = json.load(sys.stdin)[-1]  # the last run: after the warm-up, if any
+r["engine"] = sys.argv[1]; print(json.dumps(r))' "$name" >> "$OUT/$c/$name.jsonl" ||
       echo "millrace ($name) $q failed" >&2
   done
 }

@@ -86,7 +86,8 @@ def main():
     print("millrace x = Millrace's (file source) events per CPU-second ÷ the engine's. "
           "events/CPU-s = event positions ÷ the process's CPU seconds for the timed run "
           "(JVM engines: after an untimed warm-up run over the first file, so start-up and JIT "
-          "warm-up are outside it). Peak RSS: Millrace per query (one process each); DuckDB, "
+          "warm-up are outside it; DuckDB after a warm-up run over all the files; Millrace after "
+          "one run of the query in the same process unless WARMUP=0). Peak RSS: Millrace per query (one process each); DuckDB, "
           "Spark and Flink run all queries in one process, so theirs is the process's peak so far. "
           "spark out rows: the noop sink's numOutputRows; flink out rows: the same SQL in batch mode.")
 
