@@ -1,7 +1,6 @@
 package lake
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -125,5 +124,5 @@ func (l *location) readParquet(ctx context.Context, mem memory.Allocator, name s
 	if err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	return pqread.ReadFrom(ctx, mem, bytes.NewReader(b), where, batchRows, want, emit)
+	return pqread.ReadBytes(ctx, mem, b, where, batchRows, want, emit)
 }

@@ -35,6 +35,7 @@ type directCol struct {
 	maxDef int16
 	rg     int    // the row group cr reads; -1 before the first
 	keep   []bool // the row groups read (nil: all; SkipRowGroups)
+	mapped []byte // the file's bytes, when mapped (chunkPages)
 	cr     file.ColumnChunkReader
 	defs   []int16 // definition levels of a batch (optional columns)
 
@@ -180,8 +181,18 @@ func (d *directCol) readFixed(mem memory.Allocator, pf *file.Reader, n int) (arr
 // page, returning its buffers to pageMem.
 func (d *directCol) closePages() {
 	if d.paged {
-		d.pages.pr.Close()
+		d.pages.src.close()
 		d.paged = false
+	}
+}
+
+// release closes the chunk's pages and returns the column's page buffer
+// to pageMem, at the end of the read.
+func (d *directCol) release() {
+	d.closePages()
+	if d.pages.buf != nil {
+		pageMem.Unzeroed().Free(d.pages.buf[:cap(d.pages.buf)])
+		d.pages.buf = nil
 	}
 }
 
@@ -195,11 +206,15 @@ func (d *directCol) nextRowGroup(pf *file.Reader) error {
 		return fmt.Errorf("column %s: the row groups end before the file's row count", d.field.Name)
 	}
 	if readPages && d.maxDef == 0 && pagedChunk(pf, d.rg, d.leaf) {
-		pr, err := pf.RowGroup(d.rg).GetColumnPageReader(d.leaf)
-		if err != nil {
-			return fmt.Errorf("column %s, row group %d: %w", d.field.Name, d.rg, err)
+		src := newChunkPages(pf, d.mapped, d.rg, d.leaf, &d.pages.buf)
+		if src == nil {
+			pr, err := pf.RowGroup(d.rg).GetColumnPageReader(d.leaf)
+			if err != nil {
+				return fmt.Errorf("column %s, row group %d: %w", d.field.Name, d.rg, err)
+			}
+			src = arrowPages{pr}
 		}
-		d.pages.reset(pr, d.width) // width 0: byte arrays
+		d.pages.reset(src, d.width) // width 0: byte arrays
 		d.paged, d.pagedDone, d.cr = true, false, nil
 		return nil
 	}

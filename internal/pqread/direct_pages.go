@@ -45,7 +45,9 @@ func pagedChunk(pf *file.Reader, rg, leaf int) bool {
 // values (width bytes each) or, with width 0, byte arrays.
 type pageCol struct {
 	width int
-	pr    file.PageReader
+	src   pageSource
+	page  rawPage
+	buf   []byte // decompressed pages of a mapped chunk (chunkPages)
 	dict  []byte // the dictionary's values: width bytes each, or byte arrays with lengths
 	// a byte-array dictionary: value i is dict[dictAt[i]:dictAt[i]+dictLen[i]]
 	dictAt, dictLen []uint32
@@ -57,9 +59,9 @@ type pageCol struct {
 	ids   []uint32
 }
 
-// reset starts the chunk read by pr.
-func (c *pageCol) reset(pr file.PageReader, width int) {
-	c.pr, c.width, c.left, c.plain = pr, width, 0, nil
+// reset starts the chunk read by src.
+func (c *pageCol) reset(src pageSource, width int) {
+	c.src, c.width, c.left, c.plain = src, width, 0, nil
 	c.dict = c.dict[:0]
 }
 
@@ -97,41 +99,42 @@ func (c *pageCol) read(out []byte) (int, error) {
 // nextPage moves to the next data page, taking in a dictionary page on
 // the way.
 func (c *pageCol) nextPage() error {
+	p := &c.page
 	for {
-		if !c.pr.Next() {
-			if err := c.pr.Err(); err != nil {
-				return err
-			}
+		ok, err := c.src.next(p)
+		if err != nil {
+			return err
+		}
+		if !ok {
 			return errPagesEnd
 		}
-		switch p := c.pr.Page().(type) {
-		case *file.DictionaryPage:
-			if e := parquet.Encoding(p.Encoding()); e != parquet.Encodings.Plain && e != parquet.Encodings.PlainDict {
+		switch {
+		case p.dict:
+			if e := p.encoding; e != parquet.Encodings.Plain && e != parquet.Encodings.PlainDict {
 				return fmt.Errorf("dictionary page encoded %s", e)
 			}
 			if c.width == 0 {
-				if err := c.binaryDict(p.Data(), int(p.NumValues())); err != nil {
+				if err := c.binaryDict(p.data, p.numValues); err != nil {
 					return err
 				}
 				continue
 			}
-			size := int(p.NumValues()) * c.width
-			if size < 0 || size > len(p.Data()) {
-				return fmt.Errorf("dictionary page of %d values holds %d bytes", p.NumValues(), len(p.Data()))
+			size := p.numValues * c.width
+			if size < 0 || size > len(p.data) {
+				return fmt.Errorf("dictionary page of %d values holds %d bytes", p.numValues, len(p.data))
 			}
-			c.dict = append(c.dict[:0], p.Data()[:size]...)
+			c.dict = append(c.dict[:0], p.data[:size]...)
 			c.dictGen++
-		case *file.DataPageV1:
-			return c.startData(parquet.Encoding(p.Encoding()), p.Data(), int(p.NumValues()))
-		case *file.DataPageV2:
-			if p.NumNulls() != 0 {
-				return fmt.Errorf("a page of a required column has %d nulls", p.NumNulls())
+		case p.v2:
+			if p.numNulls != 0 {
+				return fmt.Errorf("a page of a required column has %d nulls", p.numNulls)
 			}
-			skip := int(p.DefinitionLevelByteLen()) + int(p.RepetitionLevelByteLen())
-			if skip > len(p.Data()) {
-				return fmt.Errorf("page levels of %d bytes past its end", skip)
+			if p.levels > len(p.data) {
+				return fmt.Errorf("page levels of %d bytes past its end", p.levels)
 			}
-			return c.startData(parquet.Encoding(p.Encoding()), p.Data()[skip:], int(p.NumValues()))
+			return c.startData(p.encoding, p.data[p.levels:], p.numValues)
+		default:
+			return c.startData(p.encoding, p.data, p.numValues)
 		}
 	}
 }

@@ -176,7 +176,7 @@ func (b *batcher) emitFiltered(n int64, emit func(rec arrow.RecordBatch, rows in
 			}
 		}
 	}()
-	fc, err := guard(b.where, func() (arrow.Array, error) { return b.directs[f.fcol].readFiltered(b.mem, b.pf, int(n), f) })
+	fc, err := guard(func() (arrow.Array, error) { return b.directs[f.fcol].readFiltered(b.mem, b.pf, int(n), f) })
 	if err != nil {
 		return fmt.Errorf("%s: %w", b.where, err)
 	}
@@ -188,9 +188,9 @@ func (b *batcher) emitFiltered(n int64, emit func(rec arrow.RecordBatch, rows in
 		}
 		var c arrow.Array
 		if f.byPage[i] {
-			c, err = guard(b.where, func() (arrow.Array, error) { return d.readSelected(b.mem, b.pf, int(n), sel) })
+			c, err = guard(func() (arrow.Array, error) { return d.readSelected(b.mem, b.pf, int(n), sel) })
 		} else {
-			c, err = guard(b.where, func() (arrow.Array, error) {
+			c, err = guard(func() (arrow.Array, error) {
 				all, err := d.read(b.mem, b.pf, int(n))
 				if err != nil {
 					return nil, err

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -87,30 +86,10 @@ func keepMod(m, r int64, calls *int) func(memory.Allocator, arrow.Array, []int32
 // and returns each row as a string, and the rows the emit calls counted.
 func readRows(t *testing.T, data []byte, cols []string, batch int64, opts ...Option) ([]string, int64) {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	var got []string
-	var counted int64
-	err := ReadFrom(context.Background(), mem, bytes.NewReader(data), "test", batch,
-		func(n string) bool { return slices.Contains(cols, n) },
-		func(rec arrow.RecordBatch, n int64) error {
-			counted += n
-			if rec.NumRows() > n {
-				return fmt.Errorf("a batch of %d rows counted as %d", rec.NumRows(), n)
-			}
-			for i := range int(rec.NumRows()) {
-				var row []string
-				for c := range int(rec.NumCols()) {
-					row = append(row, rec.Column(c).ValueStr(i))
-				}
-				got = append(got, strings.Join(row, " "))
-			}
-			return nil
-		}, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got, counted
+	return readRowsWith(t, cols, batch, func(mem memory.Allocator, emit func(arrow.RecordBatch, int64) error) error {
+		return ReadFrom(context.Background(), mem, bytes.NewReader(data), "test", batch,
+			func(n string) bool { return slices.Contains(cols, n) }, emit, opts...)
+	})
 }
 
 // TestFilterRowsMatchesNaiveFilter reads with a row filter on k and checks

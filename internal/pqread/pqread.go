@@ -10,10 +10,13 @@
 package pqread
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -42,7 +45,21 @@ func init() { snappy.Install() }
 func Read(ctx context.Context, mem memory.Allocator, path, what string, batchRows int64,
 	want func(name string) bool, emit func(rec arrow.RecordBatch, rows int64) error, opts ...Option) error {
 	where := strings.TrimSpace(what + " " + path)
-	pf, err := guard(where, func() (*file.Reader, error) { return file.OpenParquetFile(path, false, readOptions()...) })
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("%s: open: %w", where, err)
+	}
+	defer f.Close()
+	// the pages that pageCol decodes are read from the file mapped
+	// (chunkPages); a file cut short under the reader then faults, which
+	// SetPanicOnFault turns into a panic that guard reports as an error
+	mapped, unmap := mapFile(f)
+	if unmap != nil {
+		defer unmap()
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		opts = append(opts, func(c *readConfig) { c.mapped = mapped })
+	}
+	pf, err := guard(func() (*file.Reader, error) { return file.NewParquetReader(f, readOptions()...) })
 	if err != nil {
 		return fmt.Errorf("%s: open: %w", where, err)
 	}
@@ -55,12 +72,21 @@ func Read(ctx context.Context, mem memory.Allocator, path, what string, batchRow
 // ("lake: data file s3://bucket/t/part-0.parquet").
 func ReadFrom(ctx context.Context, mem memory.Allocator, r parquet.ReaderAtSeeker, where string, batchRows int64,
 	want func(name string) bool, emit func(rec arrow.RecordBatch, rows int64) error, opts ...Option) error {
-	pf, err := guard(where, func() (*file.Reader, error) { return file.NewParquetReader(r) })
+	pf, err := guard(func() (*file.Reader, error) { return file.NewParquetReader(r) })
 	if err != nil {
 		return fmt.Errorf("%s: open: %w", where, err)
 	}
 	defer pf.Close()
 	return readFile(ctx, mem, pf, where, batchRows, want, emit, opts)
+}
+
+// ReadBytes is ReadFrom of a file held whole in memory (an object read
+// whole): the pages of the columns read directly are decoded where they
+// lie, without a copy.
+func ReadBytes(ctx context.Context, mem memory.Allocator, data []byte, where string, batchRows int64,
+	want func(name string) bool, emit func(rec arrow.RecordBatch, rows int64) error, opts ...Option) error {
+	opts = append(opts, func(c *readConfig) { c.mapped = data })
+	return ReadFrom(ctx, mem, bytes.NewReader(data), where, batchRows, want, emit, opts...)
 }
 
 func readFile(ctx context.Context, mem memory.Allocator, pf *file.Reader, where string, batchRows int64,
@@ -99,7 +125,7 @@ func readFile(ctx context.Context, mem memory.Allocator, pf *file.Reader, where 
 	}
 	for _, d := range directs {
 		if d != nil {
-			d.keep = keep
+			d.keep, d.mapped = keep, cfg.mapped
 		}
 	}
 	if len(fields) == 0 {
@@ -114,7 +140,7 @@ func readFile(ctx context.Context, mem memory.Allocator, pf *file.Reader, where 
 	defer func() {
 		for _, d := range directs {
 			if d != nil {
-				d.closePages()
+				d.release()
 			}
 		}
 	}()
@@ -143,15 +169,15 @@ func readFile(ctx context.Context, mem memory.Allocator, pf *file.Reader, where 
 			groups = append(groups, rg)
 		}
 	}
-	rr, err := guard(where, func() (pqarrow.RecordReader, error) { return fr.GetRecordReader(ctx, leaves, groups) })
+	rr, err := guard(func() (pqarrow.RecordReader, error) { return fr.GetRecordReader(ctx, leaves, groups) })
 	if err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
 	defer rr.Release()
 	for {
-		more, err := guard(where, func() (bool, error) { return rr.Next(), nil })
+		more, err := guard(func() (bool, error) { return rr.Next(), nil })
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %w", where, err)
 		}
 		if !more {
 			break
@@ -186,7 +212,7 @@ func unzeroed(mem memory.Allocator) memory.Allocator {
 // file, the leaves it reads, and per output field its direct reader or nil.
 func columnsOf(pf *file.Reader, props pqarrow.ArrowReadProperties, mem memory.Allocator, where string,
 	want func(name string) bool) (fr *pqarrow.FileReader, leaves []int, fields []arrow.Field, directs []*directCol, err error) {
-	fr, err = guard(where, func() (*pqarrow.FileReader, error) {
+	fr, err = guard(func() (*pqarrow.FileReader, error) {
 		return pqarrow.NewFileReader(pf, props, mem)
 	})
 	if err != nil {
@@ -240,7 +266,7 @@ func (b *batcher) emit(rec arrow.RecordBatch, n int64, emit func(rec arrow.Recor
 	}()
 	for i, f := range b.fields {
 		if d := b.directs[i]; d != nil {
-			c, err := guard(b.where, func() (arrow.Array, error) { return d.read(b.mem, b.pf, int(n)) })
+			c, err := guard(func() (arrow.Array, error) { return d.read(b.mem, b.pf, int(n)) })
 			if err != nil {
 				return fmt.Errorf("%s: %w", b.where, err)
 			}
@@ -275,12 +301,18 @@ func appendLeaves(dst []int, sf pqarrow.SchemaField) []int {
 // guard runs one call into arrow-go's Parquet reader, which panics on some
 // corrupt files (a page header of the wrong kind: a nil DataPageHeader in
 // arrow-go v18.8.0, found by FuzzCheckpointParquet), and turns a panic into
-// an error naming the file. Only the reader's own calls are guarded, so a
-// panic in the caller's emit is not mistaken for a corrupt file.
-func guard[T any](where string, f func() (T, error)) (v T, err error) {
+// an error, which the caller prefixes with the file's name. Only the
+// reader's own calls are guarded, so a panic in the caller's emit is not
+// mistaken for a corrupt file. A fault at an address (a mapped file cut
+// short under the reader: Read sets SetPanicOnFault) says so.
+func guard[T any](f func() (T, error)) (v T, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%s: corrupt Parquet file (the reader failed: %v)", where, r)
+			if _, ok := r.(interface{ Addr() uintptr }); ok {
+				err = fmt.Errorf("the file changed while it was read (cut short or rewritten in place?): %v", r)
+				return
+			}
+			err = fmt.Errorf("corrupt Parquet file (the reader failed: %v)", r)
 		}
 	}()
 	return f()

@@ -13,7 +13,7 @@ import (
 // Schema returns the Arrow schema of the Parquet file at path, as pqarrow
 // reads it (without the file's key-value metadata and the fields' ids).
 func Schema(path string) (*arrow.Schema, error) {
-	pf, err := guard(path, func() (*file.Reader, error) { return file.OpenParquetFile(path, false) })
+	pf, err := guard(func() (*file.Reader, error) { return file.OpenParquetFile(path, false) })
 	if err != nil {
 		return nil, fmt.Errorf("%s: open: %w", path, err)
 	}
@@ -24,7 +24,7 @@ func Schema(path string) (*arrow.Schema, error) {
 // SchemaFrom is Schema of the Parquet file held by r (an object read
 // whole); where names it in errors.
 func SchemaFrom(r parquet.ReaderAtSeeker, where string) (*arrow.Schema, error) {
-	pf, err := guard(where, func() (*file.Reader, error) { return file.NewParquetReader(r) })
+	pf, err := guard(func() (*file.Reader, error) { return file.NewParquetReader(r) })
 	if err != nil {
 		return nil, fmt.Errorf("%s: open: %w", where, err)
 	}
@@ -33,7 +33,7 @@ func SchemaFrom(r parquet.ReaderAtSeeker, where string) (*arrow.Schema, error) {
 }
 
 func schemaOf(pf *file.Reader, path string) (*arrow.Schema, error) {
-	s, err := guard(path, func() (*arrow.Schema, error) {
+	s, err := guard(func() (*arrow.Schema, error) {
 		return pqarrow.FromParquet(pf.MetaData().Schema, nil, pf.MetaData().KeyValueMetadata())
 	})
 	if err != nil {

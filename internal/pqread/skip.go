@@ -26,6 +26,7 @@ type Option func(*readConfig)
 type readConfig struct {
 	conds   []Cond
 	filters []RowFilter // FilterRows
+	mapped  []byte      // the file's bytes, when Read mapped it (chunkPages)
 }
 
 // SkipRowGroups makes the read skip the row groups whose column chunk

@@ -1,7 +1,6 @@
 package file
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 
@@ -77,7 +76,7 @@ func (p *Partition) readParquet(ctx context.Context, mem memory.Allocator, path 
 	}
 	opts := []pqread.Option{pqread.SkipRowGroups(p.src.conds), pqread.FilterRows(p.src.rowFilters)}
 	if object != nil {
-		return pqread.ReadFrom(ctx, mem, bytes.NewReader(object), "file source: parquet "+path, BatchRows, want, conform, opts...)
+		return pqread.ReadBytes(ctx, mem, object, "file source: parquet "+path, BatchRows, want, conform, opts...)
 	}
 	return pqread.Read(ctx, mem, path, "file source: parquet", BatchRows, want, conform, opts...)
 }
