@@ -186,13 +186,15 @@ func (d *directCol) closePages() {
 	}
 }
 
-// release closes the chunk's pages and returns the column's page buffer
-// to pageMem, at the end of the read.
+// release closes the chunk's pages and returns the column's page and
+// dictionary buffers to pageMem, at the end of the read.
 func (d *directCol) release() {
 	d.closePages()
-	if d.pages.buf != nil {
-		pageMem.Unzeroed().Free(d.pages.buf[:cap(d.pages.buf)])
-		d.pages.buf = nil
+	for _, b := range []*[]byte{&d.pages.buf, &d.pages.dict} {
+		if *b != nil {
+			pageMem.Unzeroed().Free((*b)[:cap(*b)])
+			*b = nil
+		}
 	}
 }
 

@@ -123,7 +123,7 @@ func (c *pageCol) nextPage() error {
 			if size < 0 || size > len(p.data) {
 				return fmt.Errorf("dictionary page of %d values holds %d bytes", p.numValues, len(p.data))
 			}
-			c.dict = append(c.dict[:0], p.data[:size]...)
+			c.dict = pageBytes(c.dict, p.data[:size])
 			c.dictGen++
 		case p.v2:
 			if p.numNulls != 0 {
@@ -137,6 +137,22 @@ func (c *pageCol) nextPage() error {
 			return c.startData(p.encoding, p.data, p.numValues)
 		}
 	}
+}
+
+// pageBytes returns a copy of b in buf, or in a larger buffer from pageMem
+// (buf, if any, given back): a dictionary is copied once per row group,
+// and a buffer of Go's would be a fresh megabyte of garbage per file.
+func pageBytes(buf, b []byte) []byte {
+	if cap(buf) < len(b) {
+		mem := pageMem.Unzeroed()
+		if buf != nil {
+			mem.Free(buf[:cap(buf)])
+		}
+		buf = mem.Allocate(len(b))
+	}
+	buf = buf[:len(b)]
+	copy(buf, b)
+	return buf
 }
 
 // startData sets up the decoding of a data page of nvals values.
@@ -201,7 +217,7 @@ func gatherAs[T uint32 | uint64](dict, dst []byte, ids []uint32) error {
 
 // binaryDict takes in a plain dictionary page of n byte arrays.
 func (c *pageCol) binaryDict(data []byte, n int) error {
-	c.dict = append(c.dict[:0], data...)
+	c.dict = pageBytes(c.dict, data)
 	c.dictAt, c.dictLen = c.dictAt[:0], c.dictLen[:0]
 	at := 0
 	for i := 0; i < n; i++ {
