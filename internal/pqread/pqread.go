@@ -133,6 +133,9 @@ func readFile(ctx context.Context, mem memory.Allocator, pf *file.Reader, where 
 			if err := emit(nil, min(total-lo, batchRows)); err != nil {
 				return err
 			}
+			if err := ctx.Err(); err != nil { // a footer may claim any number of rows
+				return err
+			}
 		}
 		return nil
 	}

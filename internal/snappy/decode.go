@@ -48,9 +48,16 @@ func store64(b []byte, i int, v uint64) {
 // A block this decoder rejects is decoded again by klauspost's s2, which
 // also reads S2's extensions of the format, so that the two can only
 // differ in speed: its answer (data or error) is returned.
+//
+// A block that claims more than dst holds and more than its length can
+// decode to is corrupt: s2 would allocate (and zero) what it claims, up to
+// 4 GiB, before finding that out (FuzzReadBytes in internal/pqread).
 func Decode(dst, src []byte) ([]byte, error) {
 	out, err := decode(dst, src)
 	if err != nil {
+		if v, n := binary.Uvarint(src); n > 0 && v > uint64(cap(dst)) && v > 22*uint64(len(src)) {
+			return nil, ErrCorrupt
+		}
 		return s2.Decode(dst, src)
 	}
 	return out, nil
