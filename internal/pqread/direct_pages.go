@@ -67,6 +67,15 @@ func (c *pageCol) reset(src pageSource, width int) {
 
 var errPagesEnd = errors.New("the column chunk's pages end before its rows")
 
+// chunkEnd is nextPage's error for a reader: nil at the chunk's end (the
+// reader returns what it read), the error otherwise.
+func chunkEnd(err error) error {
+	if err == errPagesEnd {
+		return nil
+	}
+	return err
+}
+
 // read fills out (a multiple of width bytes) with the next values; it
 // returns how many it read, fewer only at the chunk's end.
 func (c *pageCol) read(out []byte) (int, error) {
@@ -75,10 +84,7 @@ func (c *pageCol) read(out []byte) (int, error) {
 	for got < n {
 		if c.left == 0 {
 			if err := c.nextPage(); err != nil {
-				if err == errPagesEnd {
-					return got, nil
-				}
-				return got, err
+				return got, chunkEnd(err)
 			}
 			continue
 		}
@@ -257,10 +263,7 @@ func (c *pageCol) readBinary(data *memory.Buffer, offs []int32, pos int) (int, i
 	for got < n {
 		if c.left == 0 {
 			if err := c.nextPage(); err != nil {
-				if err == errPagesEnd {
-					return pos, got, nil
-				}
-				return pos, got, err
+				return pos, got, chunkEnd(err)
 			}
 			continue
 		}

@@ -18,10 +18,7 @@ func (c *pageCol) readFiltered(n int, base int32, f *rowFilter) (int, error) {
 	for got < n {
 		if c.left == 0 {
 			if err := c.nextPage(); err != nil {
-				if err == errPagesEnd {
-					return got, nil
-				}
-				return got, err
+				return got, chunkEnd(err)
 			}
 			continue
 		}
@@ -56,10 +53,7 @@ func (c *pageCol) readSelected(n int, base int32, sel []int32, dst []byte) (int,
 	for got < n {
 		if c.left == 0 {
 			if err := c.nextPage(); err != nil {
-				if err == errPagesEnd {
-					return got, sel, nil
-				}
-				return got, sel, err
+				return got, sel, chunkEnd(err)
 			}
 			continue
 		}
