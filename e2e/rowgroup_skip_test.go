@@ -93,6 +93,9 @@ func TestFilterSkipsParquetRowGroups(t *testing.T) {
 		// still counted as input
 		{"k % 7 = 3 and k > 1150", col("k").Mod(lit(7)).Eq(lit(3)).And(col("k").Gt(lit(1150))),
 			func(k int64, _ string) bool { return k%7 == 3 && k > 1150 }, 7, "k % 7 = 3 AND k > 1150", true},
+		// every row read dropped as decoded: empty batches, still input
+		{"k % 1000 = 999 and k < 1000", col("k").Mod(lit(1000)).Eq(lit(999)).And(col("k").Lt(lit(1000))),
+			func(k int64, _ string) bool { return k%1000 == 999 && k < 1000 }, 4, "k % 1000 = 999 AND k < 1000", true},
 	} {
 		var want [][]any
 		for f := 0; f < 3; f++ {
