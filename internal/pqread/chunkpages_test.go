@@ -17,7 +17,6 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
 // pagesTestFile writes 2000 rows of required columns (k: int64 of 300
@@ -40,33 +39,19 @@ func pagesTestFile(t testing.TB, codec compress.Compression, v2 bool) []byte {
 	props := parquet.NewWriterProperties(parquet.WithCompression(codec), parquet.WithDataPageVersion(version),
 		parquet.WithMaxRowGroupLength(700), parquet.WithDataPageSize(1024), parquet.WithBatchSize(100),
 		parquet.WithDictionaryFor("p", false), parquet.WithDictionaryFor("k", true), parquet.WithDictionaryFor("s", true))
-	var buf bytes.Buffer
-	w, err := pqarrow.NewFileWriter(sc, &buf, props, pqarrow.DefaultWriterProps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
-	defer b.Release()
-	for i := range 2000 {
-		b.Field(0).(*array.Int64Builder).Append(int64(i * 7919 % 300))
-		b.Field(1).(*array.Int64Builder).Append(int64(i) << 20)
-		b.Field(2).(*array.StringBuilder).Append(fmt.Sprint("value-", i%40))
-		b.Field(3).(*array.Float64Builder).Append(float64(i) / 3)
-		if i%3 == 0 {
-			b.Field(4).AppendNull()
-		} else {
-			b.Field(4).(*array.Int32Builder).Append(int32(i))
+	return parquetBytes(t, sc, props, func(b *array.RecordBuilder) {
+		for i := range 2000 {
+			b.Field(0).(*array.Int64Builder).Append(int64(i * 7919 % 300))
+			b.Field(1).(*array.Int64Builder).Append(int64(i) << 20)
+			b.Field(2).(*array.StringBuilder).Append(fmt.Sprint("value-", i%40))
+			b.Field(3).(*array.Float64Builder).Append(float64(i) / 3)
+			if i%3 == 0 {
+				b.Field(4).AppendNull()
+			} else {
+				b.Field(4).(*array.Int32Builder).Append(int32(i))
+			}
 		}
-	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	})
 }
 
 var pageCodecs = []compress.Compression{compress.Codecs.Uncompressed, compress.Codecs.Snappy, compress.Codecs.Gzip, compress.Codecs.Zstd}

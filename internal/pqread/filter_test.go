@@ -31,33 +31,42 @@ func filterTestFile(t *testing.T, rows, groupRows, pageBytes int, dictLimit int6
 		{Name: "n", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 		{Name: "d", Type: arrow.PrimitiveTypes.Int32},
 	}, nil)
-	var buf bytes.Buffer
 	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(int64(groupRows)),
 		parquet.WithDataPageSize(int64(pageBytes)), parquet.WithDictionaryPageSizeLimit(dictLimit),
 		parquet.WithDictionaryFor("p", false), parquet.WithDictionaryFor("d", true),
 		parquet.WithDictionaryFor("i32", true), parquet.WithBatchSize(64), parquet.WithCompression(compress.Codecs.Snappy))
+	return parquetBytes(t, sc, props, func(b *array.RecordBuilder) {
+		for i := range rows {
+			k := int64(i*7919) % 1000
+			if i > rows/2 {
+				k += int64(i) // past the middle, many more distinct values
+			}
+			b.Field(0).(*array.Int64Builder).Append(k)
+			b.Field(1).(*array.Int64Builder).Append(int64(i))
+			b.Field(2).(*array.Int32Builder).Append(int32(-i))
+			b.Field(3).(*array.StringBuilder).Append(fmt.Sprint("s", i))
+			if i%5 == 0 {
+				b.Field(4).AppendNull()
+			} else {
+				b.Field(4).(*array.Int64Builder).Append(int64(i))
+			}
+			b.Field(5).(*array.Int32Builder).Append(int32(i % 13))
+		}
+	})
+}
+
+// parquetBytes writes the rows fill appends to a builder of sc as one
+// Parquet file with props, and returns the file.
+func parquetBytes(t testing.TB, sc *arrow.Schema, props *parquet.WriterProperties, fill func(b *array.RecordBuilder)) []byte {
+	t.Helper()
+	var buf bytes.Buffer
 	w, err := pqarrow.NewFileWriter(sc, &buf, props, pqarrow.DefaultWriterProps())
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
 	defer b.Release()
-	for i := range rows {
-		k := int64(i*7919) % 1000
-		if i > rows/2 {
-			k += int64(i) // past the middle, many more distinct values
-		}
-		b.Field(0).(*array.Int64Builder).Append(k)
-		b.Field(1).(*array.Int64Builder).Append(int64(i))
-		b.Field(2).(*array.Int32Builder).Append(int32(-i))
-		b.Field(3).(*array.StringBuilder).Append(fmt.Sprint("s", i))
-		if i%5 == 0 {
-			b.Field(4).AppendNull()
-		} else {
-			b.Field(4).(*array.Int64Builder).Append(int64(i))
-		}
-		b.Field(5).(*array.Int32Builder).Append(int32(i % 13))
-	}
+	fill(b)
 	rec := b.NewRecordBatch()
 	defer rec.Release()
 	if err := w.Write(rec); err != nil {

@@ -11,7 +11,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
 // skipTestFile writes 8 row groups of 50 rows; in group g, row i: k (int64)
@@ -27,37 +26,23 @@ func skipTestFile(t *testing.T) []byte {
 		{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Microsecond}},
 		{Name: "u", Type: arrow.PrimitiveTypes.Uint64},
 	}, nil)
-	var buf bytes.Buffer
-	w, err := pqarrow.NewFileWriter(sc, &buf, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(50)), pqarrow.DefaultWriterProps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
-	defer b.Release()
-	for g := 0; g < 8; g++ {
-		for i := 0; i < 50; i++ {
-			v := int64(100*g + i)
-			b.Field(0).(*array.Int64Builder).Append(v)
-			b.Field(1).(*array.Int32Builder).Append(int32(v))
-			b.Field(2).(*array.StringBuilder).Append(fmt.Sprintf("g%02d-%02d", g, i))
-			if g%2 == 0 {
-				b.Field(3).AppendNull()
-			} else {
-				b.Field(3).(*array.Int64Builder).Append(v)
+	return parquetBytes(t, sc, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(50)), func(b *array.RecordBuilder) {
+		for g := 0; g < 8; g++ {
+			for i := 0; i < 50; i++ {
+				v := int64(100*g + i)
+				b.Field(0).(*array.Int64Builder).Append(v)
+				b.Field(1).(*array.Int32Builder).Append(int32(v))
+				b.Field(2).(*array.StringBuilder).Append(fmt.Sprintf("g%02d-%02d", g, i))
+				if g%2 == 0 {
+					b.Field(3).AppendNull()
+				} else {
+					b.Field(3).(*array.Int64Builder).Append(v)
+				}
+				b.Field(4).(*array.TimestampBuilder).Append(arrow.Timestamp(v))
+				b.Field(5).(*array.Uint64Builder).Append(uint64(v))
 			}
-			b.Field(4).(*array.TimestampBuilder).Append(arrow.Timestamp(v))
-			b.Field(5).(*array.Uint64Builder).Append(uint64(v))
 		}
-	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	})
 }
 
 // TestSkipRowGroupsByStatistics reads with conditions and checks that
